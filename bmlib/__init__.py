@@ -1,0 +1,58 @@
+"""bmlib: the companion library of the course book on Boltzmann machines.
+
+Every figure, number and widget in the book comes from a call into bmlib.
+The public names are flat (``import bmlib as bm; bm.energy(...)``); each is
+re-exported from a small private module about one idea.
+
+Conventions
+-----------
+============  =========================================================
+energy        E(s) = -1/2 s^T W s - b^T s, W symmetric, zero diagonal
+distribution  p(s) = exp(-E(s)/T) / Z,  T > 0,  beta = 1/T
+units         "spins": s_i in {-1, +1} (default);  "bits": x_i in {0, 1}
+state order   row k of all_states(n) is k in binary, unit 0 most significant
+============  =========================================================
+"""
+from ._checks import MAX_EXACT_UNITS
+from .descent import DescentPath, energy_descent
+from .energy import energy, flip_energy_changes, is_stable, local_fields
+from .exact import (
+    boltzmann_distribution,
+    clamped_log_partition,
+    clamped_moments,
+    exact_energy_moments,
+    exact_moments,
+    log_partition,
+)
+from .states import (
+    MAX_TABLE_UNITS,
+    all_states,
+    to_bits,
+    to_bits_parameters,
+    to_spins,
+    to_spins_parameters,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MAX_EXACT_UNITS",
+    "MAX_TABLE_UNITS",
+    "DescentPath",
+    "all_states",
+    "boltzmann_distribution",
+    "clamped_log_partition",
+    "clamped_moments",
+    "energy",
+    "energy_descent",
+    "exact_energy_moments",
+    "exact_moments",
+    "flip_energy_changes",
+    "is_stable",
+    "local_fields",
+    "log_partition",
+    "to_bits",
+    "to_bits_parameters",
+    "to_spins",
+    "to_spins_parameters",
+]

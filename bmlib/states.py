@@ -1,0 +1,175 @@
+"""State spaces: the two unit conventions, enumeration order, and conversion between them.
+
+Conventions (the book's notation table repeats them):
+
+=========  ==============  ====================================================
+units      values          the same model in the other units
+=========  ==============  ====================================================
+"spins"    s_i in {-1,+1}  default; s = 2x - 1
+"bits"     x_i in {0, 1}   x = (s + 1) / 2
+=========  ==============  ====================================================
+
+Enumeration order: row ``k`` of :func:`all_states` is the binary expansion of
+``k`` with the most significant digit in unit 0; digit 1 is +1 (spins) or 1
+(bits), digit 0 is -1 (spins) or 0 (bits).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import check_integer, check_model, check_states, check_units
+
+#: Largest n for which bmlib builds a full table of 2**n rows (all_states,
+#: boltzmann_distribution): 2**24 rows already take hundreds of MB.
+MAX_TABLE_UNITS = 24
+
+
+def all_states(n, units="spins"):
+    """Every state of ``n`` units, in the documented binary order.
+
+    Parameters
+    ----------
+    n : int
+        Number of units, ``0 <= n <= MAX_TABLE_UNITS``.
+    units : {"spins", "bits"}
+        Values of the units: -1/+1 or 0/1.
+
+    Returns
+    -------
+    states : ndarray of shape (2**n, n), dtype int8
+        Row ``k`` is the binary expansion of ``k``, most significant unit first.
+
+    Examples
+    --------
+    >>> all_states(2)
+    array([[-1, -1],
+           [-1,  1],
+           [ 1, -1],
+           [ 1,  1]], dtype=int8)
+    >>> all_states(2, units="bits")[2]
+    array([1, 0], dtype=int8)
+    """
+    n = check_integer(n, "n", minimum=0)
+    units = check_units(units)
+    if n > MAX_TABLE_UNITS:
+        raise ValueError(
+            f"n must be <= {MAX_TABLE_UNITS} for a full table of states (2**{n} rows would not fit "
+            "in memory); log_partition and exact_moments enumerate larger models in blocks"
+        )
+    k = np.arange(2**n, dtype=np.int64)[:, None]
+    digits = ((k >> np.arange(n - 1, -1, -1)) & 1).astype(np.int8)
+    return digits if units == "bits" else 2 * digits - 1
+
+
+def _converted(x, dtype_of):
+    return x.astype(np.int8) if np.issubdtype(dtype_of, np.integer) or dtype_of == bool else x
+
+
+def to_spins(x):
+    """Convert bits (0/1) to spins (-1/+1): ``s = 2x - 1``.
+
+    Parameters
+    ----------
+    x : array_like of shape (..., n)
+        Values in {0, 1}.
+
+    Returns
+    -------
+    s : ndarray of shape (..., n)
+        int8 for integer input, float otherwise.
+
+    Examples
+    --------
+    >>> to_spins([0, 1, 1])
+    array([-1,  1,  1], dtype=int8)
+    """
+    arr = np.asarray(x)
+    s = 2 * check_states(arr, arr.shape[-1] if arr.ndim else 1, "bits", name="x") - 1
+    return _converted(s, arr.dtype)
+
+
+def to_bits(s):
+    """Convert spins (-1/+1) to bits (0/1): ``x = (s + 1) / 2``.
+
+    Parameters
+    ----------
+    s : array_like of shape (..., n)
+        Values in {-1, +1}.
+
+    Returns
+    -------
+    x : ndarray of shape (..., n)
+        int8 for integer input, float otherwise.
+
+    Examples
+    --------
+    >>> to_bits([-1, 1, 1])
+    array([0, 1, 1], dtype=int8)
+    """
+    arr = np.asarray(s)
+    x = (check_states(arr, arr.shape[-1] if arr.ndim else 1, "spins", name="s") + 1) / 2
+    return _converted(x, arr.dtype)
+
+
+def to_bits_parameters(W, b=None):
+    """Re-express a spin model (W, b) as a bit model with the same distribution.
+
+    With ``s = 2x - 1``, ``E_spins(s) = E_bits(x) + offset`` exactly, where
+    ``W_bits = 4 W``, ``b_bits = 2 b - 2 W 1`` and ``offset = sum(b) - sum(W) / 2``.
+    The two models assign the same probability to every state at every T,
+    and ``log Z_spins = log Z_bits - offset / T``.
+
+    Parameters
+    ----------
+    W : array_like of shape (n, n)
+        Symmetric spin couplings with zero diagonal.
+    b : array_like of shape (n,), optional
+        Spin biases (zeros if omitted).
+
+    Returns
+    -------
+    W_bits : ndarray of shape (n, n)
+    b_bits : ndarray of shape (n,)
+    offset : float
+
+    Examples
+    --------
+    >>> W = [[0, 1], [1, 0]]
+    >>> Wx, bx, c = to_bits_parameters(W, [0.5, 0])
+    >>> Wx.tolist(), bx.tolist(), c
+    ([[0.0, 4.0], [4.0, 0.0]], [-1.0, -2.0], -0.5)
+    """
+    W, b = check_model(W, b)
+    return 4.0 * W, 2.0 * b - 2.0 * W.sum(axis=1), float(b.sum() - 0.5 * W.sum())
+
+
+def to_spins_parameters(W, b=None):
+    """Re-express a bit model (W, b) as a spin model with the same distribution.
+
+    The inverse of :func:`to_bits_parameters`: with ``x = (s + 1) / 2``,
+    ``E_bits(x) = E_spins(s) + offset``, where ``W_spins = W / 4``,
+    ``b_spins = b / 2 + W 1 / 4`` and ``offset = -(sum(b_spins) - sum(W_spins) / 2)``.
+
+    Parameters
+    ----------
+    W : array_like of shape (n, n)
+        Symmetric bit couplings with zero diagonal.
+    b : array_like of shape (n,), optional
+        Bit biases (zeros if omitted).
+
+    Returns
+    -------
+    W_spins : ndarray of shape (n, n)
+    b_spins : ndarray of shape (n,)
+    offset : float
+
+    Examples
+    --------
+    >>> Ws, bs, c = to_spins_parameters([[0, 4], [4, 0]], [-1, -2])
+    >>> Ws.tolist(), bs.tolist(), c
+    ([[0.0, 1.0], [1.0, 0.0]], [0.5, 0.0], 0.5)
+    """
+    W, b = check_model(W, b)
+    Ws = W / 4.0
+    bs = b / 2.0 + W.sum(axis=1) / 4.0
+    return Ws, bs, float(-(bs.sum() - 0.5 * Ws.sum()))
