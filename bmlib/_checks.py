@@ -111,15 +111,10 @@ def check_bias(b, n, name="b"):
     return b
 
 
-def check_model(W, b=None, T=None, units=None):
-    """Validate a (W, b[, T][, units]) model; return the cleaned values as a tuple."""
+def check_model(W, b=None):
+    """Validate the parameters (W, b) of a model; return them as float arrays."""
     W = check_weights(W)
-    out = [W, check_bias(b, W.shape[0])]
-    if T is not None:
-        out.append(check_temperature(T))
-    if units is not None:
-        out.append(check_units(units))
-    return tuple(out)
+    return W, check_bias(b, W.shape[0])
 
 
 def infer_units(s, name="s"):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_exact_size, check_integer, check_model, check_states
+from ._checks import check_exact_size, check_model, check_states, check_temperature, check_units
 from .states import MAX_TABLE_UNITS, all_states
 
 _TRAILING_UNITS = 14
@@ -117,7 +117,8 @@ def _moments(W, b, T, units):
 
 
 def _check(W, b, T, units, what):
-    W, b, T, units = check_model(W, b, T, units)
+    W, b = check_model(W, b)
+    T, units = check_temperature(T), check_units(units)
     check_exact_size(W.shape[0], what)
     return W, b, T, units
 
@@ -342,7 +343,8 @@ def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
     >>> round(clamped_log_partition(W, None, [0], [1]), 4)  # log(e + 1/e)
     1.1269
     """
-    W, b, T, units = check_model(W, b, T, units)
+    W, b = check_model(W, b)
+    T, units = check_temperature(T), check_units(units)
     idx, vals = _check_clamp(clamped, values, W.shape[0], units)
     _, log_z, _, _ = _clamped(W, b, T, units, idx, vals)
     return float(log_z[0]) if vals.ndim == 1 else log_z
@@ -382,7 +384,8 @@ def clamped_moments(W, b, clamped, values, T=1.0, units="spins", average=True):
     >>> print(mean.round(4))  # <s_1> = tanh(1) given s_0 = +1
     [1.     0.7616]
     """
-    W, b, T, units = check_model(W, b, T, units)
+    W, b = check_model(W, b)
+    T, units = check_temperature(T), check_units(units)
     n = W.shape[0]
     idx, vals = _check_clamp(clamped, values, n, units)
     free, _, means_f, seconds_f = _clamped(W, b, T, units, idx, vals)

@@ -1,0 +1,33 @@
+"""Execute chapter notebooks in a fresh kernel and store their outputs in place.
+
+Usage:  python tools/store_outputs.py book/energy.ipynb [more.ipynb ...]
+
+The book is built from these stored outputs, and the tests re-execute every
+notebook with nbval and compare, so run this after changing a chapter or the
+library code it calls. It also strips what would make the stored notebook
+differ from run to run: execution timing metadata and saved widget state
+(the static page shows each widget's PNG instead).
+"""
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+
+def store_outputs(path):
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    nbformat.write(nb, path)
+    print(f"stored outputs of {path}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for name in sys.argv[1:]:
+        store_outputs(name)
