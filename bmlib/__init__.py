@@ -24,6 +24,20 @@ from .exact import (
     exact_moments,
     log_partition,
 )
+from .exercises import check_energy_function, check_is_stable, check_local_fields
+from .hebbian import hebbian_weights
+from .ising_exact import (
+    chain_log_partition,
+    critical_temperature,
+    kaufman_energy_per_spin,
+    kaufman_log_partition,
+    kaufman_specific_heat_per_spin,
+    onsager_energy_per_spin,
+    onsager_free_energy_per_spin,
+    yang_magnetization,
+)
+from .lattices import chain_couplings, sk_couplings, square_lattice_couplings
+from .plotting import plot_descent, plot_energy_landscape, plot_network, state_labels
 from .states import (
     MAX_TABLE_UNITS,
     all_states,
@@ -32,6 +46,7 @@ from .states import (
     to_spins,
     to_spins_parameters,
 )
+from .widgets import EnergyWidget, FigureWidget, energy_widget
 
 __version__ = "0.1.0"
 
@@ -39,20 +54,42 @@ __all__ = [
     "MAX_EXACT_UNITS",
     "MAX_TABLE_UNITS",
     "DescentPath",
+    "EnergyWidget",
+    "FigureWidget",
     "all_states",
     "boltzmann_distribution",
+    "chain_couplings",
+    "chain_log_partition",
+    "check_energy_function",
+    "check_is_stable",
+    "check_local_fields",
     "clamped_log_partition",
     "clamped_moments",
+    "critical_temperature",
     "energy",
     "energy_descent",
+    "energy_widget",
     "exact_energy_moments",
     "exact_moments",
     "flip_energy_changes",
+    "hebbian_weights",
     "is_stable",
+    "kaufman_energy_per_spin",
+    "kaufman_log_partition",
+    "kaufman_specific_heat_per_spin",
     "local_fields",
     "log_partition",
+    "onsager_energy_per_spin",
+    "onsager_free_energy_per_spin",
+    "plot_descent",
+    "plot_energy_landscape",
+    "plot_network",
+    "sk_couplings",
+    "square_lattice_couplings",
+    "state_labels",
     "to_bits",
     "to_bits_parameters",
     "to_spins",
     "to_spins_parameters",
+    "yang_magnetization",
 ]

@@ -52,6 +52,27 @@ def check_integer(value, name, minimum=None, maximum=None):
     return value
 
 
+def check_real(value, name, positive=False, nonnegative=False):
+    """Return ``value`` as a finite float (optionally > 0 or >= 0), else raise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_show(value)} of type {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; got {value!r}")
+    if positive and value <= 0:
+        raise ValueError(f"{name} must be > 0; got {value!r}")
+    if nonnegative and value < 0:
+        raise ValueError(f"{name} must be >= 0; got {value!r}")
+    return value
+
+
+def check_bool(value, name):
+    """Return ``value`` as a bool if it is True or False, else raise."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {_show(value)} of type {type(value).__name__}")
+    return bool(value)
+
+
 def _as_real_array(x, name):
     try:
         arr = np.asarray(x)

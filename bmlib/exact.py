@@ -28,7 +28,9 @@ _CHUNK_STATES = 2**21  # 16 MiB of float64 per chunk
 
 def _block_energy(S, W, b):
     """Energy of each row of S under (W, b) on its own (rows of shape (m,))."""
-    return -0.5 * np.einsum("ki,ij,kj->k", S, W, S) - S @ b
+    # (S @ W) * S summed by rows is a BLAS product plus one pass; a three-operand
+    # einsum here was ten times slower and dominated small models.
+    return -0.5 * np.sum((S @ W) * S, axis=1) - S @ b
 
 
 def _chunks(W, b, T, units):

@@ -1,0 +1,337 @@
+"""The book's figures: one public function per kind of figure.
+
+Every figure is drawn by a private ``_draw_*`` function on a given
+:class:`matplotlib.figure.Figure` (or axes), never through pyplot, so that the
+widgets can re-draw the same picture on a fresh figure in a slider callback.
+The public ``plot_*`` functions create the figure with ``pyplot.figure`` (so a
+notebook shows it once, inline) and return it.
+
+Colours and fonts are fixed here, once, for the whole book: red for positive
+weights (the two units prefer to agree), blue for negative ones (they prefer
+to disagree), dark for a unit that is on (+1 or 1), white for one that is off.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
+
+from ._checks import check_model, check_states, check_temperature, check_units, infer_units
+from .energy import energy, is_stable
+from .exact import boltzmann_distribution
+from .states import all_states
+
+POSITIVE = "#c0392b"  # w_ij > 0 or b_i > 0
+NEGATIVE = "#2e6fba"  # w_ij < 0 or b_i < 0
+NEUTRAL = "#a0a0a0"  # ordinary states in bar charts
+HIGHLIGHT = "#e08a00"  # stable states (local minima of the energy)
+UNIT_ON = "#262626"
+UNIT_OFF = "#ffffff"
+_ON_OFF = ListedColormap([UNIT_OFF, UNIT_ON])  # state strips: off white, on dark
+FONT_SIZE = 9
+
+#: Up to this many units a network shows its weight values and a state strip its cell borders.
+MAX_LABELLED_UNITS = 6
+#: Up to this many units each state also gets a text label ("+-+-") under its column.
+MAX_TEXT_LABEL_UNITS = 4
+#: Largest network whose energy landscape is drawn state by state (2**10 bars).
+MAX_LANDSCAPE_UNITS = 10
+
+
+def state_labels(states, units=None):
+    """Short text labels for states: ``"+-+"`` for spins, ``"101"`` for bits.
+
+    Parameters
+    ----------
+    states : array_like of shape (n,) or (m, n)
+    units : {"spins", "bits"}, optional
+        Inferred from ``states`` if omitted (an all-ones state reads as spins).
+
+    Returns
+    -------
+    str, or list of str of length m
+
+    Examples
+    --------
+    >>> state_labels([[1, -1, 1], [-1, -1, 1]])
+    ['+-+', '--+']
+    >>> state_labels([1, 0, 1], units="bits")
+    '101'
+    """
+    arr = np.asarray(states)
+    units = check_units(units) if units is not None else infer_units(arr, "states")
+    check_states(arr, arr.shape[-1] if arr.ndim else 1, units, name="states")
+    symbols = {"spins": {-1: "-", 1: "+"}, "bits": {0: "0", 1: "1"}}[units]
+    rows = ["".join(symbols[int(v)] for v in row) for row in np.atleast_2d(arr)]
+    return rows[0] if arr.ndim == 1 else rows
+
+
+def _tidy(ax):
+    """Apply the book's font size and drop the top/right frame lines."""
+    ax.tick_params(labelsize=FONT_SIZE)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def _draw_network(ax, W, b=None, s=None, show_values=None):
+    """Units on a circle, edges coloured by the sign of w_ij, width by |w_ij|.
+
+    Edges and units are one collection each (not one artist per edge), which
+    keeps the widget's redraw fast.
+    """
+    n = W.shape[0]
+    angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # unit 0 on top, clockwise
+    xy = np.column_stack([np.cos(angles), np.sin(angles)])
+    show_values = n <= MAX_LABELLED_UNITS if show_values is None else show_values
+    i, j = np.triu_indices(n, 1)
+    keep = W[i, j] != 0
+    i, j, w = i[keep], j[keep], W[i[keep], j[keep]]
+    colours = np.where(w > 0, POSITIVE, NEGATIVE)
+    widths = 0.8 + 4 * np.abs(w) / max(np.abs(w).max(initial=0), 1e-12)
+    ax.add_collection(LineCollection(np.stack([xy[i], xy[j]], axis=1), colors=colours, linewidths=widths))
+    on = np.zeros(n, bool) if s is None else np.asarray(s) == 1
+    fill = np.where(on, UNIT_ON, UNIT_OFF if s is not None else "#eeeeee")
+    ax.scatter(*xy.T, s=(14 * FONT_SIZE / 9) ** 2 * 2.2, c=fill, edgecolors=UNIT_ON, linewidths=1.2, zorder=3)
+    for k in range(n):
+        ax.text(*xy[k], str(k), color="white" if on[k] else UNIT_ON, fontsize=FONT_SIZE + 1,
+                ha="center", va="center", zorder=4)
+    if show_values:
+        # Weight labels sit off the middle of their edge so crossing diagonals stay readable.
+        for a, c, value, colour in zip(i, j, w, colours):
+            ax.text(*(0.6 * xy[a] + 0.4 * xy[c]), f"{value:g}", color=colour, fontsize=FONT_SIZE,
+                    ha="center", va="center", backgroundcolor="white", zorder=2)
+        for k in np.flatnonzero(b if b is not None else []):
+            ax.text(*(1.4 * xy[k]), f"b={b[k]:g}", color=POSITIVE if b[k] > 0 else NEGATIVE,
+                    fontsize=FONT_SIZE, ha="center", va="center")
+    ax.set(xlim=(-1.75, 1.75), ylim=(-1.75, 1.75), aspect="equal")
+    ax.axis("off")
+    ax.text(0.03, 0.04, "w > 0", color=POSITIVE, fontsize=FONT_SIZE - 1, transform=ax.transAxes)
+    ax.text(0.03, -0.02, "w < 0", color=NEGATIVE, fontsize=FONT_SIZE - 1, transform=ax.transAxes)
+
+
+def _bars(ax, heights, colours):
+    """One bar per state, as a single PolyCollection.
+
+    One artist instead of 2**n Rectangles keeps a fresh figure fast enough
+    for a widget that redraws on every slider step.
+    """
+    verts = np.empty((len(heights), 4, 2))
+    verts[..., 0] = np.arange(len(heights))[:, None] + [-0.4, -0.4, 0.4, 0.4]
+    verts[..., 1] = heights[:, None] * [0, 1, 1, 0]
+    ax.add_collection(PolyCollection(verts, facecolors=colours, edgecolors="none"))
+    low, high = min(0.0, heights.min()), max(0.0, heights.max())
+    pad = 0.06 * (high - low or 1.0)
+    ax.set(xlim=(-0.6, len(heights) - 0.4), ylim=(low - pad * (low < 0), high + pad))
+
+
+def _draw_strip(ax, states):
+    """States as columns of cells, unit 0 on top: dark for on (+1 or 1), light for off."""
+    m, n = states.shape
+    edges = NEUTRAL if m <= 2**MAX_LABELLED_UNITS else "face"
+    ax.pcolormesh(np.arange(m + 1) - 0.5, np.arange(n + 1) - 0.5, (states == 1).T, cmap=_ON_OFF,
+                  vmin=0, vmax=1, edgecolors=edges, lw=0.5)
+    ax.set(ylim=(n - 0.5, -0.5), xticks=[], yticks=[])
+    _tidy(ax)
+
+
+def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
+    """Energies (top), Boltzmann probabilities (middle) and the states (strip) of every state.
+
+    The states keep the all_states order rather than being sorted: a state
+    stays in its place while a widget's sliders move, so the eye can follow it.
+    ``labels=False`` leaves out the text labels under the strip (the widget
+    does, to stay fast: each text costs about a millisecond per redraw).
+    """
+    n = W.shape[0]
+    S = all_states(n, units)
+    E = energy(S, W, b, units)
+    colours = np.where(is_stable(S, W, b, units), HIGHLIGHT, NEUTRAL)
+    p = boltzmann_distribution(W, b, T, units)
+    ratios = [3, 3, 0.3 * min(n, MAX_LABELLED_UNITS) + 0.2]
+    grid = (spec.subgridspec if spec is not None else fig.add_gridspec)(3, 1, height_ratios=ratios, hspace=0.1)
+    ax_E, ax_p, ax_s = (fig.add_subplot(cell) for cell in grid)
+    for ax, heights, label in ((ax_E, E, "energy E(s)"), (ax_p, p, f"p(s) at T = {T:g}")):
+        _bars(ax, heights, colours)
+        # Few y ticks, no x ticks, no mathtext: tick artists and TeX parsing are
+        # the slowest parts of a fresh figure.
+        ax.set(xticks=[])
+        ax.yaxis.set_major_locator(MaxNLocator(3))
+        ax.set_ylabel(label, fontsize=FONT_SIZE)
+        _tidy(ax)
+    ax_E.axhline(0, color=UNIT_ON, lw=0.6)
+    _draw_strip(ax_s, S)
+    ax_s.set_ylabel(f"units\n0 to {n - 1}", fontsize=FONT_SIZE - 1, rotation=0, ha="right", va="center")
+    on_off = "dark +1, light -1" if units == "spins" else "dark 1, light 0"
+    labels = labels and n <= MAX_TEXT_LABEL_UNITS  # a label per state only while it fits under its column
+    if labels:
+        for x, label in enumerate(state_labels(S, units)):
+            ax_s.text(x, -0.08, label, transform=ax_s.get_xaxis_transform(), ha="center", va="top",
+                      family="monospace", fontsize=FONT_SIZE - 1)
+    ax_s.set_xlabel(f"the {2**n} states in all_states order ({on_off})", fontsize=FONT_SIZE,
+                    labelpad=FONT_SIZE + 6 if labels else 4)
+    # A coloured text rather than a legend: same message, a fraction of the drawing time.
+    ax_E.text(0.99, 0.97, "\u25a0 stable state (local minimum)", color=HIGHLIGHT, transform=ax_E.transAxes,
+              ha="right", va="top", fontsize=FONT_SIZE - 1)
+    return ax_E, ax_p, ax_s
+
+
+def _draw_descent(fig, path, W=None, b=None, units=None):
+    """Energy after each flip (top) and the states themselves as a strip (bottom)."""
+    states, E = path.states, path.energies
+    n, steps = states.shape[1], np.arange(len(E))
+    units = units or infer_units(states, "path.states")
+    ax_E, ax_s = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[3, 2], hspace=0.1))
+    ax_E.plot(steps, E, "o-", color=UNIT_ON, ms=5, zorder=2)
+    end = "stable state" if path.converged else "last state (not yet stable)"
+    ax_E.plot(steps[-1], E[-1], "o", color=HIGHLIGHT, ms=10, zorder=1, label=end)
+    for t, i in enumerate(path.flipped, start=1):
+        ax_E.annotate(f"unit {i}", (t, E[t]), xytext=(5, 4), textcoords="offset points", fontsize=FONT_SIZE - 1)
+    if W is not None and n <= 16:
+        ground = float(energy(all_states(n, units), W, b, units).min())
+        ax_E.axhline(ground, ls="--", lw=1, color=NEUTRAL, label=f"lowest energy of any state ({ground:g})")
+    ax_E.set_ylabel("energy E(s)", fontsize=FONT_SIZE)
+    ax_E.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower left", bbox_to_anchor=(0, 1), ncol=2)
+    _draw_strip(ax_s, states)
+    for t, i in enumerate(path.flipped, start=1):  # outline the unit that just changed
+        ax_s.add_patch(Rectangle((t - 0.5, i - 0.5), 1, 1, fill=False, ec=HIGHLIGHT, lw=2))
+    ax_s.set(yticks=np.arange(n), xticks=steps)
+    ax_s.set_ylabel("unit", fontsize=FONT_SIZE)
+    on_off = "dark +1, light -1" if units == "spins" else "dark 1, light 0"
+    ax_s.set_xlabel(f"step (one flip per step; {on_off})", fontsize=FONT_SIZE)
+    _tidy(ax_E)
+    return ax_E, ax_s
+
+
+def _new_figure(figsize):
+    # pyplot (imported here, not at module level) registers the figure with
+    # the notebook's inline backend, which shows it once after the cell.
+    import matplotlib.pyplot as plt
+
+    return plt.figure(figsize=figsize, layout="constrained")
+
+
+def plot_network(W, b=None, s=None, ax=None, show_values=None):
+    """Draw a network: units on a circle, one line per nonzero weight.
+
+    Red lines are positive weights (the pair prefers to agree), blue ones
+    negative (the pair prefers to disagree); line width grows with ``|w_ij|``.
+    Explained in the chapter "Energy".
+
+    Parameters
+    ----------
+    W : array_like of shape (n, n)
+        Symmetric weights with zero diagonal.
+    b : array_like of shape (n,), optional
+        Biases, written next to their unit when ``show_values``.
+    s : array_like of shape (n,), optional
+        A state; units that are on (+1 or 1) are filled dark.
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes instead of a new figure.
+    show_values : bool, optional
+        Write the weights and biases on the picture (default: for n <= 6).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = plot_network([[0, 1, -1], [1, 0, 0.5], [-1, 0.5, 0]], s=[1, 1, -1])
+    >>> len(fig.axes)
+    1
+    >>> plt.close(fig)
+    """
+    W, b_checked = check_model(W, b)
+    if s is not None:
+        s = check_states(s, W.shape[0], name="s")
+    if ax is None:
+        ax = _new_figure((3.6, 3.6)).add_subplot()
+    _draw_network(ax, W, None if b is None else b_checked, s, show_values)
+    return ax.figure
+
+
+def plot_energy_landscape(W, b=None, T=1.0, units="spins"):
+    """Bar charts of the energy and the probability of every state.
+
+    Top: ``E(s)`` for each of the ``2**n`` states in :func:`~bmlib.all_states`
+    order, stable states (local minima) highlighted. Middle: the
+    Boltzmann-Gibbs probabilities ``p(s)`` at temperature ``T``, same order.
+    Bottom: the states themselves, one column each (dark for +1 or 1), with a
+    text label such as ``"+-+-"`` under each column when ``n <= 4``.
+    Explained in the chapter "Energy".
+
+    Parameters
+    ----------
+    W : array_like of shape (n, n)
+        Symmetric weights with zero diagonal, ``n <= 10``.
+    b : array_like of shape (n,), optional
+    T : float
+    units : {"spins", "bits"}
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With three axes: energies and probabilities (each ``2**n`` bars, drawn as
+        one PolyCollection) and the strip of states.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = plot_energy_landscape([[0, 1], [1, 0]], b=[0.5, 0])
+    >>> len(fig.axes), len(fig.axes[0].collections[0].get_paths())  # 3 panels, 4 bars
+    (3, 4)
+    >>> plt.close(fig)
+    """
+    W, b = check_model(W, b)
+    T, units = check_temperature(T), check_units(units)
+    if W.shape[0] > MAX_LANDSCAPE_UNITS:
+        raise ValueError(
+            f"plot_energy_landscape draws one bar per state and is limited to n <= "
+            f"{MAX_LANDSCAPE_UNITS} units; got n = {W.shape[0]}"
+        )
+    fig = _new_figure((7, 4.2))
+    _draw_energy_landscape(fig, W, b, T, units)
+    return fig
+
+
+def plot_descent(path, W=None, b=None, units=None):
+    """Energy along an :func:`~bmlib.energy_descent` walk, and the states it visits.
+
+    Top: the energy after each flip, with the unit that flipped. Bottom: the
+    states as a strip, one column per step, dark for units that are on, the
+    unit that just flipped outlined. Explained in the chapter "Energy".
+
+    Parameters
+    ----------
+    path : DescentPath
+        The result of :func:`~bmlib.energy_descent`.
+    W, b : array_like, optional
+        The model; if given (and n <= 16), a dashed line marks the lowest
+        energy of any state, so one sees whether the walk found it.
+    units : {"spins", "bits"}, optional
+        Inferred from the states if omitted.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With two axes.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from bmlib import energy_descent
+    >>> W = [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
+    >>> fig = plot_descent(energy_descent([1, -1, -1], W), W)
+    >>> len(fig.axes)
+    2
+    >>> plt.close(fig)
+    """
+    if W is not None:
+        W, b = check_model(W, b)
+    if units is not None:
+        units = check_units(units)
+    fig = _new_figure((6, 3.8))
+    _draw_descent(fig, path, W, b, units)
+    return fig

@@ -1,0 +1,151 @@
+"""The book's figures and the energy widget: structure, model updates, static fallback."""
+import base64
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.figure import Figure
+
+import bmlib as bm
+
+# The chapter's model: two teams {0, 1} and {2, 3} that prefer to disagree.
+W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 1, 0]])
+B4 = np.array([0.5, 0, 0, -0.5])
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def bars(ax):
+    (collection,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    return collection
+
+
+# --- plotting -------------------------------------------------------------
+
+def test_state_labels():
+    assert bm.state_labels(bm.all_states(2)) == ["--", "-+", "+-", "++"]
+    assert bm.state_labels(bm.all_states(3, "bits")[5], units="bits") == "101"
+
+
+def test_plot_network_draws_one_line_per_nonzero_weight():
+    W = W4.copy()
+    W[0, 3] = W[3, 0] = 0.0
+    fig = bm.plot_network(W, B4, s=[1, 1, -1, -1])
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    (edges,) = [c for c in fig.axes[0].collections if isinstance(c, LineCollection)]
+    assert len(edges.get_segments()) == 5
+
+
+def test_plot_network_draws_into_given_axes():
+    fig, (ax0, ax1) = plt.subplots(1, 2)
+    assert bm.plot_network(W4, ax=ax1) is fig
+    assert ax1.collections and not ax0.collections
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_plot_energy_landscape_has_a_bar_per_state(units):
+    fig = bm.plot_energy_landscape(W4, B4, T=2.0, units=units)
+    ax_E, ax_p, ax_s = fig.axes
+    assert len(bars(ax_E).get_paths()) == len(bars(ax_p).get_paths()) == 16
+    # The bar heights are the energies and the probabilities, in all_states order.
+    S = bm.all_states(4, units)
+    heights = [path.vertices[1, 1] for path in bars(ax_E).get_paths()]
+    np.testing.assert_allclose(heights, bm.energy(S, W4, B4, units))
+    heights = [path.vertices[1, 1] for path in bars(ax_p).get_paths()]
+    np.testing.assert_allclose(heights, bm.boltzmann_distribution(W4, B4, 2.0, units))
+    # Stable states, and only they, are highlighted.
+    highlighted = np.all(np.isclose(bars(ax_E).get_facecolors()[:, :3], plt.matplotlib.colors.to_rgb(
+        bm.plotting.HIGHLIGHT)), axis=1)
+    np.testing.assert_array_equal(highlighted, bm.is_stable(S, W4, B4, units))
+
+
+def test_plot_energy_landscape_refuses_too_many_units():
+    with pytest.raises(ValueError, match="n <= 10"):
+        bm.plot_energy_landscape(np.zeros((11, 11)))
+
+
+def test_plot_descent_shows_every_step():
+    path = bm.energy_descent([1, 1, 1, 1], W4, B4)
+    fig = bm.plot_descent(path, W4, B4)
+    ax_E, ax_s = fig.axes
+    np.testing.assert_allclose(ax_E.lines[0].get_ydata(), path.energies)
+    assert len(fig.axes) == 2
+
+
+# --- widgets --------------------------------------------------------------
+
+def is_png(data):
+    return data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_energy_widget_mimebundle_has_png_and_stable_text():
+    widget = bm.energy_widget(W4, B4)
+    bundle = widget._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert is_png(base64.b64decode(bundle["image/png"]))
+    assert base64.b64decode(bundle["image/png"]) == widget.figure_png()
+    text = bundle["text/plain"]
+    assert text == bm.energy_widget(W4, B4)._repr_mimebundle_()["text/plain"]
+    assert text.startswith("EnergyWidget: n=4 units") and "0x" not in text
+
+
+def test_weight_slider_changes_model_symmetrically_and_picture():
+    widget = bm.energy_widget(W4, B4)
+    before = widget.figure_png()
+    widget.pair.value = (0, 2)
+    assert widget.weight.value == -1.0  # the slider shows the chosen pair's weight
+    assert widget.figure_png() == before  # choosing a pair changes nothing else
+    widget.weight.value = 1.5
+    expected = W4.copy()
+    expected[0, 2] = expected[2, 0] = 1.5
+    np.testing.assert_array_equal(widget.W, expected)
+    np.testing.assert_array_equal(widget.W, widget.W.T)
+    assert widget.figure_png() != before and is_png(widget.figure_png())
+
+
+def test_bias_and_temperature_sliders():
+    widget = bm.energy_widget(W4, B4)
+    widget.unit.value = 3
+    assert widget.bias.value == -0.5
+    before = widget.figure_png()
+    widget.bias.value = 1.0
+    np.testing.assert_array_equal(widget.b, [0.5, 0, 0, 1.0])
+    after_bias = widget.figure_png()
+    widget.temperature.value = 3.0
+    assert widget.T == 3.0
+    assert len({before, after_bias, widget.figure_png()}) == 3
+
+
+def test_reset_restores_the_model():
+    widget = bm.energy_widget(W4, B4, T=0.5)
+    first = widget.figure_png()
+    widget.weight.value, widget.bias.value, widget.temperature.value = -2.0, 2.0, 4.0
+    widget.reset()
+    np.testing.assert_array_equal(widget.W, W4)
+    np.testing.assert_array_equal(widget.b, B4)
+    assert widget.T == 0.5 and widget.weight.value == W4[0, 1]
+    assert widget.figure_png() == first
+
+
+def test_widget_updates_do_not_touch_pyplot():
+    widget = bm.energy_widget(W4, B4, units="bits")
+    open_before = plt.get_fignums()
+    widget.weight.value = 0.3
+    assert plt.get_fignums() == open_before
+
+
+def test_energy_widget_checks_its_arguments():
+    with pytest.raises(ValueError, match="2 <= n <= 8"):
+        bm.energy_widget(np.zeros((9, 9)))
+    with pytest.raises(ValueError, match="symmetric"):
+        bm.energy_widget([[0, 1], [0, 0]])
+
+
+def test_figure_widget_needs_a_draw_method():
+    with pytest.raises(NotImplementedError):
+        bm.FigureWidget([])
