@@ -3,8 +3,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def random_model(n, rng, scale=1.0):
@@ -17,3 +23,22 @@ def random_model(n, rng, scale=1.0):
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """Build the whole book once per test session, warnings as errors; return the html folder.
+
+    The build result (return code and log) is kept so that the build test can
+    report it, and the browser tests can skip cleanly if the build failed.
+    """
+    out = tmp_path_factory.mktemp("book")
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    result = subprocess.run(
+        [str(jupyter_book), "build", str(ROOT), "--path-output", str(out), "--warningiserror", "--keep-going"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    return {"returncode": result.returncode, "log": result.stdout[-4000:] + result.stderr[-4000:],
+            "html": out / "_build" / "html"}
