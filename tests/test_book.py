@@ -57,6 +57,18 @@ def test_readme_test_command_is_what_ci_runs():
     assert "<!-- test-command -->" in readme and "README.md" in ci
 
 
+def readme_command(marker):
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split(f"<!-- {marker} -->", 1)[1]
+    return block.split("```bash\n", 1)[1].split("```", 1)[0].strip()
+
+
+def test_preface_gives_the_readme_commands_verbatim():
+    preface = (ROOT / "book" / "preface.md").read_text()
+    for marker in ("book-command", "test-command"):
+        assert readme_command(marker) in preface, f"the preface's copy of the README {marker} is out of date"
+
+
 def test_requirements_use_ranges_not_exact_pins():
     for line in (ROOT / "requirements.txt").read_text().splitlines():
         assert "==" not in line.split("#")[0], f"exact pin in requirements.txt: {line}"

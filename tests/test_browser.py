@@ -161,6 +161,11 @@ def test_every_stored_figure_and_widget_is_on_the_page(browser, site, notebook):
             "() => [...document.querySelectorAll('.cell_output img')].filter(i => i.naturalWidth > 0).length"
         )
         assert shown == figures, f"{figures} stored figures ({widgets} of them widgets) but {shown} on the page"
+        # The page offers its notebook for download, and the file is the chapter.
+        hrefs = page.evaluate("() => [...document.querySelectorAll('a[href$=\".ipynb\"]')].map(a => a.href)")
+        assert hrefs, "no download link for the chapter's notebook"
+        download = page.request.get(hrefs[0])
+        assert download.ok and json.loads(download.text())["cells"] == nb["cells"]
         assert problems == [], "\n".join(problems)
     finally:
         page.close()

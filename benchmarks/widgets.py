@@ -1,0 +1,75 @@
+"""How long one slider step of each book widget takes (recompute + redraw).
+
+The budget is 100 ms per update at the book's default sizes: above that a
+slider stops feeling live. Absolute times drift on a shared machine, so the
+script also times a reference in the same run -- rendering an empty
+matplotlib figure of the same size to PNG, the floor any redraw pays -- and
+prints the update time as a multiple of it.
+
+Usage:  python benchmarks/widgets.py
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from io import BytesIO
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+import bmlib as bm  # noqa: E402
+
+BUDGET_MS = 100.0
+STEPS = 30
+
+
+def time_ms(action, steps=STEPS):
+    action()  # warm-up: font cache, first draw
+    times = []
+    for k in range(steps):
+        start = time.perf_counter()
+        action(k)
+        times.append(1e3 * (time.perf_counter() - start))
+    return statistics.median(times), max(times)
+
+
+def empty_figure_png(figsize, dpi):
+    def render(k=0):
+        fig = Figure(figsize=figsize, dpi=dpi)
+        fig.add_subplot()
+        fig.savefig(BytesIO(), format="png", dpi=dpi)
+
+    return render
+
+
+def main():
+    # The Energy chapter's network (4 units) and the largest the widget allows.
+    chapter_W = np.array([[0.0, 1.0, -1.0, -0.5], [1.0, 0.0, -0.5, -1.0], [-1.0, -0.5, 0.0, 1.0], [-0.5, -1.0, 1.0, 0.0]])
+    rng = np.random.default_rng(0)
+    A = np.triu(rng.normal(size=(8, 8)), 1)
+    cases = [("energy_widget, chapter model (n=4)", bm.energy_widget(chapter_W, [0.5, 0, 0, -0.5])),
+             ("energy_widget, largest allowed (n=8)", bm.energy_widget(A + A.T))]
+    print(f"{'widget and control':48s} {'median ms':>10s} {'max ms':>8s} {'x empty fig':>12s}  budget {BUDGET_MS:.0f} ms")
+    for name, widget in cases:
+        floor, _ = time_ms(empty_figure_png(widget.figsize, widget.dpi))
+        # Each step moves the slider to a new value, as a dragging reader does.
+        sweeps = {"weight": np.linspace(-1.5, 1.5, STEPS + 1), "bias": np.linspace(-1.5, 1.5, STEPS + 1),
+                  "temperature": 10 ** np.linspace(-0.5, 0.5, STEPS + 1)}
+        for control, span in sweeps.items():
+            slider = getattr(widget, control)
+
+            def step(k=0, slider=slider, span=span):
+                slider.value = float(span[k % len(span)])
+
+            median, worst = time_ms(step)
+            verdict = "PASS" if median < BUDGET_MS else "MISS"
+            print(f"{name + ': ' + control:48s} {median:10.1f} {worst:8.1f} {median / floor:12.1f}  {verdict}")
+        print(f"{'  (reference: empty figure to PNG)':48s} {floor:10.1f}")
+
+
+if __name__ == "__main__":
+    main()
