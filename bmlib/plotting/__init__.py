@@ -1,0 +1,26 @@
+"""The book's figures: one public function per kind of figure, one module per chapter.
+
+Every figure is drawn by a private ``_draw_*`` function on a given
+:class:`matplotlib.figure.Figure` (or axes), never through pyplot, so that the
+widgets can re-draw the same picture on a fresh figure in a slider callback.
+The public ``plot_*`` functions create the figure with ``pyplot.figure`` (so a
+notebook shows it once, inline) and return it.
+
+Colours and fonts are fixed here, once, for the whole book: red for positive
+weights (the two units prefer to agree), blue for negative ones (they prefer
+to disagree), dark for a unit that is on (+1 or 1), white for one that is off.
+"""
+from ._style import (
+    FONT_SIZE,
+    HIGHLIGHT,
+    MAX_LABELLED_UNITS,
+    MAX_LANDSCAPE_UNITS,
+    MAX_TEXT_LABEL_UNITS,
+    NEGATIVE,
+    NEUTRAL,
+    POSITIVE,
+    UNIT_OFF,
+    UNIT_ON,
+    state_labels,
+)
+from .energy import plot_descent, plot_energy_landscape, plot_network

@@ -1,0 +1,132 @@
+"""The book's visual style and the drawing pieces every figure shares.
+
+Colours and fonts are fixed here, once, for the whole book: red for positive
+weights (the two units prefer to agree), blue for negative ones (they prefer
+to disagree), dark for a unit that is on (+1 or 1), white for one that is off.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.colors import ListedColormap
+
+from .._checks import check_states, check_units, infer_units
+
+POSITIVE = "#c0392b"  # w_ij > 0 or b_i > 0
+NEGATIVE = "#2e6fba"  # w_ij < 0 or b_i < 0
+NEUTRAL = "#a0a0a0"  # ordinary states in bar charts
+HIGHLIGHT = "#e08a00"  # stable states (local minima of the energy)
+UNIT_ON = "#262626"
+UNIT_OFF = "#ffffff"
+_ON_OFF = ListedColormap([UNIT_OFF, UNIT_ON])  # state strips: off white, on dark
+FONT_SIZE = 9
+
+#: Up to this many units a network shows its weight values and a state strip its cell borders.
+MAX_LABELLED_UNITS = 6
+#: Up to this many units each state also gets a text label ("+-+-") under its column.
+MAX_TEXT_LABEL_UNITS = 4
+#: Largest network whose energy landscape is drawn state by state (2**10 bars).
+MAX_LANDSCAPE_UNITS = 10
+
+
+def state_labels(states, units=None):
+    """Short text labels for states: ``"+-+"`` for spins, ``"101"`` for bits.
+
+    Parameters
+    ----------
+    states : array_like of shape (n,) or (m, n)
+    units : {"spins", "bits"}, optional
+        Inferred from ``states`` if omitted (an all-ones state reads as spins).
+
+    Returns
+    -------
+    str, or list of str of length m
+
+    Examples
+    --------
+    >>> state_labels([[1, -1, 1], [-1, -1, 1]])
+    ['+-+', '--+']
+    >>> state_labels([1, 0, 1], units="bits")
+    '101'
+    """
+    arr = np.asarray(states)
+    units = check_units(units) if units is not None else infer_units(arr, "states")
+    check_states(arr, arr.shape[-1] if arr.ndim else 1, units, name="states")
+    symbols = {"spins": {-1: "-", 1: "+"}, "bits": {0: "0", 1: "1"}}[units]
+    rows = ["".join(symbols[int(v)] for v in row) for row in np.atleast_2d(arr)]
+    return rows[0] if arr.ndim == 1 else rows
+
+
+def _tidy(ax):
+    """Apply the book's font size and drop the top/right frame lines."""
+    ax.tick_params(labelsize=FONT_SIZE)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def _draw_network(ax, W, b=None, s=None, show_values=None):
+    """Units on a circle, edges coloured by the sign of w_ij, width by |w_ij|.
+
+    Edges and units are one collection each (not one artist per edge), which
+    keeps the widget's redraw fast.
+    """
+    n = W.shape[0]
+    angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # unit 0 on top, clockwise
+    xy = np.column_stack([np.cos(angles), np.sin(angles)])
+    show_values = n <= MAX_LABELLED_UNITS if show_values is None else show_values
+    i, j = np.triu_indices(n, 1)
+    keep = W[i, j] != 0
+    i, j, w = i[keep], j[keep], W[i[keep], j[keep]]
+    colours = np.where(w > 0, POSITIVE, NEGATIVE)
+    widths = 0.8 + 4 * np.abs(w) / max(np.abs(w).max(initial=0), 1e-12)
+    ax.add_collection(LineCollection(np.stack([xy[i], xy[j]], axis=1), colors=colours, linewidths=widths))
+    on = np.zeros(n, bool) if s is None else np.asarray(s) == 1
+    fill = np.where(on, UNIT_ON, UNIT_OFF if s is not None else "#eeeeee")
+    ax.scatter(*xy.T, s=(14 * FONT_SIZE / 9) ** 2 * 2.2, c=fill, edgecolors=UNIT_ON, linewidths=1.2, zorder=3)
+    for k in range(n):
+        ax.text(*xy[k], str(k), color="white" if on[k] else UNIT_ON, fontsize=FONT_SIZE + 1,
+                ha="center", va="center", zorder=4)
+    if show_values:
+        # Weight labels sit off the middle of their edge so crossing diagonals stay readable.
+        for a, c, value, colour in zip(i, j, w, colours):
+            ax.text(*(0.6 * xy[a] + 0.4 * xy[c]), f"{value:g}", color=colour, fontsize=FONT_SIZE,
+                    ha="center", va="center", backgroundcolor="white", zorder=2)
+        for k in np.flatnonzero(b if b is not None else []):
+            ax.text(*(1.4 * xy[k]), f"b={b[k]:g}", color=POSITIVE if b[k] > 0 else NEGATIVE,
+                    fontsize=FONT_SIZE, ha="center", va="center")
+    ax.set(xlim=(-1.75, 1.75), ylim=(-1.75, 1.75), aspect="equal")
+    ax.axis("off")
+    ax.text(0.03, 0.04, "w > 0", color=POSITIVE, fontsize=FONT_SIZE - 1, transform=ax.transAxes)
+    ax.text(0.03, -0.02, "w < 0", color=NEGATIVE, fontsize=FONT_SIZE - 1, transform=ax.transAxes)
+
+
+def _bars(ax, heights, colours):
+    """One bar per state, as a single PolyCollection.
+
+    One artist instead of 2**n Rectangles keeps a fresh figure fast enough
+    for a widget that redraws on every slider step.
+    """
+    verts = np.empty((len(heights), 4, 2))
+    verts[..., 0] = np.arange(len(heights))[:, None] + [-0.4, -0.4, 0.4, 0.4]
+    verts[..., 1] = heights[:, None] * [0, 1, 1, 0]
+    ax.add_collection(PolyCollection(verts, facecolors=colours, edgecolors="none"))
+    low, high = min(0.0, heights.min()), max(0.0, heights.max())
+    pad = 0.06 * (high - low or 1.0)
+    ax.set(xlim=(-0.6, len(heights) - 0.4), ylim=(low - pad * (low < 0), high + pad))
+
+
+def _draw_strip(ax, states):
+    """States as columns of cells, unit 0 on top: dark for on (+1 or 1), light for off."""
+    m, n = states.shape
+    edges = NEUTRAL if m <= 2**MAX_LABELLED_UNITS else "face"
+    ax.pcolormesh(np.arange(m + 1) - 0.5, np.arange(n + 1) - 0.5, (states == 1).T, cmap=_ON_OFF,
+                  vmin=0, vmax=1, edgecolors=edges, lw=0.5)
+    ax.set(ylim=(n - 0.5, -0.5), xticks=[], yticks=[])
+    _tidy(ax)
+
+
+def _new_figure(figsize):
+    # pyplot (imported here, not at module level) registers the figure with
+    # the notebook's inline backend, which shows it once after the cell.
+    import matplotlib.pyplot as plt
+
+    return plt.figure(figsize=figsize, layout="constrained")
