@@ -185,3 +185,195 @@ def check_exact_size(n, what="exact enumeration"):
             "distribution and on the normalizing constant Z."
         )
     return n
+
+
+# --- learning: data sets, connectivity masks -------------------------------
+
+
+def check_data(data, n, units, name="data"):
+    """Return patterns as floats of shape ``(P, n)``, ``P >= 1``, every entry in ``units``.
+
+    One pattern of shape ``(n,)`` is accepted and returned as ``(1, n)``.
+    """
+    arr = _as_real_array(data, name)
+    if arr.ndim == 1 and arr.shape[0] == n:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != n:
+        raise ValueError(
+            f"{name} must have shape (P, {n}), one row per pattern and one column per visible unit; "
+            f"got shape {arr.shape}"
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} must hold at least one pattern; got shape {arr.shape}")
+    return check_states(arr, n, units, name)
+
+
+def check_mask(mask, n, name="mask"):
+    """Return a connectivity mask as a bool array of shape ``(n, n)``: symmetric, False diagonal."""
+    arr = np.asarray(mask)
+    if arr.dtype != bool:
+        arr = _as_real_array(arr, name)
+        if not np.isin(arr, (0.0, 1.0)).all():
+            raise ValueError(f"{name} must be boolean (True where two units are connected); got values {_show(arr)}")
+        arr = arr.astype(bool)
+    if arr.shape != (n, n):
+        raise ValueError(f"{name} must have shape ({n}, {n}), one row and column per unit; got shape {arr.shape}")
+    asym = np.argwhere(arr != arr.T)
+    if asym.size:
+        i, j = (int(k) for k in asym[0])
+        raise ValueError(f"{name} must be symmetric; {name}[{i}, {j}] = {arr[i, j]} but {name}[{j}, {i}] = {arr[j, i]}")
+    diag = np.flatnonzero(np.diag(arr))
+    if diag.size:
+        i = int(diag[0])
+        raise ValueError(f"{name} must have a False diagonal (no self-couplings); {name}[{i}, {i}] = True")
+    return arr
+
+
+def check_masked_weights(W, mask, name="W"):
+    """Refuse a weight between two units that ``mask`` leaves unconnected."""
+    bad = np.argwhere((W != 0) & ~mask)
+    if bad.size:
+        i, j = (int(k) for k in bad[0])
+        raise ValueError(
+            f"{name} must be 0 where mask is False (units {i} and {j} are not connected); {name}[{i}, {j}] = {W[i, j]:.6g}"
+        )
+    return W
+
+
+# --- iterative solvers and log Z estimators (meanfield.py, bethe.py, partition.py) ---
+
+
+class ConvergenceWarning(RuntimeWarning):
+    """An iterative method stopped at its iteration limit before meeting its tolerance.
+
+    Its result is still returned, with ``converged=False``; turn the warning
+    into an error with ``warnings.simplefilter("error", bmlib.ConvergenceWarning)``.
+    """
+
+
+class ApproximationWarning(RuntimeWarning):
+    """An approximation was used where its own validity condition fails (e.g. TAP below its range).
+
+    The result is still returned, with the condition's value in it.
+    """
+
+
+def check_damping(value, name="damping"):
+    """Return ``value`` as a float in ``[0, 1)``: the fraction of the old value an update keeps."""
+    value = check_real(value, name)
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"{name} must be in [0, 1) (the fraction of the old value kept by each update); got {value!r}")
+    return value
+
+
+def check_means(m, n, units, name):
+    """Return mean activities of shape ``(n,)`` or ``(k, n)`` as a ``(k, n)`` float array.
+
+    The rule: finite, in [-1, 1] for spins (``<s_i>``) or [0, 1] for bits (``<x_i>``).
+    """
+    arr = _as_real_array(m, name)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != n or arr.shape[0] == 0:
+        raise ValueError(f"{name} must have shape ({n},) or (k, {n}) with k >= 1; got shape {np.shape(m)}")
+    _check_finite(arr, name)
+    low = -1.0 if units == "spins" else 0.0
+    bad = np.argwhere((arr < low) | (arr > 1.0))
+    if bad.size:
+        k, i = (int(j) for j in bad[0])
+        raise ValueError(
+            f"{name} must lie in [{low:g}, 1] because units={units!r}; {name}[{k}, {i}] = {arr[k, i]:.6g}"
+        )
+    return arr
+
+
+def check_rbm_parameters(W_vh, b_v=None, b_h=None):
+    """Validate the parameters of a restricted Boltzmann machine; return them as float arrays.
+
+    The rules: ``W_vh`` a finite matrix of shape ``(n_visible, n_hidden)``, both >= 1;
+    ``b_v`` of shape ``(n_visible,)`` and ``b_h`` of shape ``(n_hidden,)`` (zeros if ``None``).
+    """
+    W = _as_real_array(W_vh, "W_vh")
+    if W.ndim != 2 or 0 in W.shape:
+        raise ValueError(
+            f"W_vh must be a matrix of shape (n_visible, n_hidden) with both sizes >= 1; got shape {W.shape}"
+        )
+    _check_finite(W, "W_vh")
+    biases = []
+    for b, size, name in ((b_v, W.shape[0], "b_v"), (b_h, W.shape[1], "b_h")):
+        if b is None:
+            biases.append(np.zeros(size))
+            continue
+        b = _as_real_array(b, name)
+        if b.shape != (size,):
+            raise ValueError(f"{name} must have shape ({size},) to match W_vh of shape {W.shape}; got shape {b.shape}")
+        _check_finite(b, name)
+        biases.append(b)
+    return W, biases[0], biases[1]
+
+
+def check_choice(value, name, options):
+    """Return ``value`` if it is one of the strings in ``options``, else raise."""
+    if not isinstance(value, str) or value not in options:
+        listed = ", ".join(f'"{option}"' for option in options)
+        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
+    return value
+
+
+def check_clamp(clamped, values, n, units):
+    """Validate clamped unit indices and their values; return ``(indices, values)``.
+
+    ``clamped``: distinct indices in ``0..n-1`` (k of them). ``values``: shape
+    ``(k,)`` for one pattern or ``(P, k)`` for P >= 1 patterns, in ``units``.
+    Returns ``indices`` as an int array of shape (k,) and ``values`` as floats.
+    """
+    idx = np.asarray(clamped)
+    if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
+        raise TypeError(f"clamped must be a 1-D sequence of unit indices; got {_show(clamped)}")
+    idx = idx.astype(int)
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx[(idx < 0) | (idx >= n)][0])
+        raise ValueError(f"clamped indices must be in 0..{n - 1}; got {bad}")
+    if len(np.unique(idx)) != idx.size:
+        raise ValueError(f"clamped indices must not repeat; got {idx.tolist()}")
+    vals = _as_real_array(values, "values") if values is not None else None
+    if vals is None or vals.ndim not in (1, 2) or vals.shape[-1] != idx.size or vals.shape[0] == 0:
+        shape = None if vals is None else vals.shape
+        raise ValueError(
+            f"values must have shape ({idx.size},) for one pattern or (P, {idx.size}) for P >= 1 patterns, "
+            f"one value per clamped unit; got shape {shape}"
+        )
+    vals = check_states(vals, idx.size, units, name="values")
+    return idx, vals
+
+
+def check_annealing_schedule(schedule, name="schedule"):
+    """Return an annealing schedule as ``(temperatures, sweeps)`` arrays, else raise.
+
+    The rules: a non-empty sequence of ``(T, n_sweeps)`` pairs, each ``T``
+    finite and >= 0 (``T = 0`` means energy descent), each ``n_sweeps`` an
+    integer >= 1.
+    """
+    try:
+        pairs = list(schedule)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of (T, n_sweeps) pairs; got {_show(schedule)}") from None
+    if not pairs:
+        raise ValueError(f"{name} must hold at least one (T, n_sweeps) pair; got an empty schedule")
+    temperatures, sweeps = [], []
+    for k, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or np.ndim(pair) != 1 or len(pair) != 2:
+            raise ValueError(f"{name}[{k}] must be a pair (T, n_sweeps); got {_show(pair)}")
+        T = check_real_number(pair[0], f"{name}[{k}] temperature")
+        if not np.isfinite(T) or T < 0:
+            raise ValueError(f"{name}[{k}] temperature must be finite and >= 0 (T = 0 means energy descent); got {T!r}")
+        temperatures.append(T)
+        sweeps.append(check_integer(pair[1], f"{name}[{k}] number of sweeps", minimum=1))
+    return np.array(temperatures), np.array(sweeps, dtype=int)
+
+
+def check_real_number(value, name):
+    """Return ``value`` as a float if it is a real number (NaN and inf pass: the caller judges them), else raise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_show(value)} of type {type(value).__name__}")
+    return float(value)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_exact_size, check_model, check_states, check_temperature, check_units
+from ._checks import check_clamp, check_exact_size, check_model, check_temperature, check_units
 from .states import MAX_TABLE_UNITS, all_states
 
 _TRAILING_UNITS = 14
@@ -264,27 +264,6 @@ def exact_energy_moments(W, b=None, T=1.0, units="spins"):
     return mean, var
 
 
-def _check_clamp(clamped, values, n, units):
-    idx = np.asarray(clamped)
-    if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
-        raise TypeError(f"clamped must be a 1-D sequence of unit indices; got {clamped!r}")
-    idx = idx.astype(int)
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        bad = int(idx[(idx < 0) | (idx >= n)][0])
-        raise ValueError(f"clamped indices must be in 0..{n - 1}; got {bad}")
-    if len(np.unique(idx)) != idx.size:
-        raise ValueError(f"clamped indices must not repeat; got {idx.tolist()}")
-    vals = np.asarray(values, dtype=float) if values is not None else None
-    if vals is None or vals.ndim not in (1, 2) or vals.shape[-1] != idx.size or vals.shape[0] == 0:
-        shape = None if vals is None else vals.shape
-        raise ValueError(
-            f"values must have shape ({idx.size},) for one pattern or (P, {idx.size}) for P >= 1 patterns, "
-            f"one value per clamped unit; got shape {shape}"
-        )
-    vals = check_states(vals, idx.size, units, name="values")
-    return idx, vals
-
-
 def _clamped(W, b, T, units, clamped, values):
     """Per-pattern log Z_clamped (P,), free means (P, n_f), and free second moments (P, n_f, n_f)."""
     n = W.shape[0]
@@ -347,7 +326,7 @@ def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    idx, vals = _check_clamp(clamped, values, W.shape[0], units)
+    idx, vals = check_clamp(clamped, values, W.shape[0], units)
     _, log_z, _, _ = _clamped(W, b, T, units, idx, vals)
     return float(log_z[0]) if vals.ndim == 1 else log_z
 
@@ -389,7 +368,7 @@ def clamped_moments(W, b, clamped, values, T=1.0, units="spins", average=True):
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     n = W.shape[0]
-    idx, vals = _check_clamp(clamped, values, n, units)
+    idx, vals = check_clamp(clamped, values, n, units)
     free, _, means_f, seconds_f = _clamped(W, b, T, units, idx, vals)
     V = np.atleast_2d(vals)
     P = len(V)

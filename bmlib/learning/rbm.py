@@ -1,0 +1,521 @@
+"""The restricted Boltzmann machine: visible and hidden layers, no connections within a layer.
+
+    E(v, h) = -v^T W h - a^T v - c^T h,     p(v, h) = exp(-E(v, h)/T) / Z
+
+with ``W`` of shape (n_visible, n_hidden), ``a = b_visible`` and ``c = b_hidden``.
+Because no unit is connected to another of its own layer, each layer is
+independent given the other: a whole layer is sampled at once (block Gibbs),
+and the sum over one layer is a product of one-unit sums. Summing out the
+hidden units gives the free energy,
+
+    F(v) = -a^T v - T sum_j log sum_{h_j} exp(h_j (v^T W + c)_j / T),
+    p(v) = exp(-F(v)/T) / Z,
+
+so ``Z`` needs an enumeration of the *smaller* layer only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import (
+    _as_real_array,
+    _check_finite,
+    check_bias,
+    check_data,
+    check_exact_size,
+    check_integer,
+    check_means,
+    check_real,
+    check_states,
+    check_temperature,
+    check_units,
+)
+from .._random import as_generator
+from .machine import BoltzmannMachine
+
+# States of the enumerated layer per block, times the width of the other layer:
+# bounds the memory of one block (2**21 floats = 16 MiB).
+_BLOCK_ENTRIES = 2**21
+
+
+def _sigmoid(z):
+    # The tanh form cannot overflow for any z and is one cheap ufunc (exp(-logaddexp(0, -z))
+    # is also stable but three times slower); its absolute error is ~1e-16.
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def _log_unit_sum(field, T, units):
+    """log sum_{s in units} exp(s * field / T), unit by unit (a softplus for bits)."""
+    z = field / T
+    return np.logaddexp(0.0, z) if units == "bits" else np.logaddexp(z, -z)
+
+
+def _unit_mean(field, T, units):
+    """E[s] of one unit in a field: sigmoid(field/T) for bits, tanh(field/T) for spins."""
+    z = field / T
+    return _sigmoid(z) if units == "bits" else np.tanh(z)
+
+
+def _layer_blocks(n, units, size):
+    """All states of n units in all_states order, in blocks of at most ``size`` rows."""
+    low, high = (0.0, 1.0) if units == "bits" else (-1.0, 1.0)
+    shifts = np.arange(n - 1, -1, -1)
+    for start in range(0, 2**n, size):
+        codes = np.arange(start, min(start + size, 2**n), dtype=np.int64)[:, None]
+        yield np.where((codes >> shifts) & 1 == 1, high, low)
+
+
+class RBM:
+    """A restricted Boltzmann machine (bits by default), with block Gibbs sampling.
+
+    Parameters
+    ----------
+    n_visible : int
+        Visible units, >= 1.
+    n_hidden : int
+        Hidden units, >= 1.
+    W : array_like of shape (n_visible, n_hidden), optional
+        Initial weights; random if omitted: Normal(0, ``init_scale**2``).
+    b_visible : array_like of shape (n_visible,), optional
+        Initial visible biases; zeros if omitted.
+    b_hidden : array_like of shape (n_hidden,), optional
+        Initial hidden biases; zeros if omitted.
+    units : {"bits", "spins"}
+    T : float
+        Temperature, > 0.
+    init_scale : float
+        Standard deviation of the random initial weights, >= 0 (0.01 as in
+        Hinton's practical guide, 2010).
+    rng : None, int or numpy.random.Generator
+        Source of the random initial weights.
+
+    Attributes
+    ----------
+    W : ndarray of shape (n_visible, n_hidden)
+    b_visible : ndarray of shape (n_visible,)
+    b_hidden : ndarray of shape (n_hidden,)
+    n_visible, n_hidden : int
+    units : str
+    T : float
+
+    Notes
+    -----
+    The exact methods (:meth:`log_partition`, :meth:`log_likelihood`,
+    :meth:`gradient`) enumerate the smaller layer, so they need
+    ``min(n_visible, n_hidden) <= MAX_EXACT_UNITS``.
+    Explained in the chapter "Hidden units" (faster statistics).
+
+    Examples
+    --------
+    >>> import bmlib as bm
+    >>> rbm = bm.RBM(9, 6, rng=0)
+    >>> data = bm.bars_and_stripes(3)
+    >>> round(rbm.log_likelihood(data), 2)  # near -9 log 2 = -6.24 at the start
+    -6.24
+    >>> rbm.gibbs(data[:2], steps=3, rng=1).shape
+    (2, 9)
+    """
+
+    _parameter_names = ("W", "b_visible", "b_hidden")
+    _decayed = ("W",)
+
+    def __init__(self, n_visible, n_hidden, *, W=None, b_visible=None, b_hidden=None, units="bits", T=1.0,
+                 init_scale=0.01, rng=None):
+        self.n_visible = check_integer(n_visible, "n_visible", minimum=1)
+        self.n_hidden = check_integer(n_hidden, "n_hidden", minimum=1)
+        self.units = check_units(units)
+        self.T = check_temperature(T)
+        shape = (self.n_visible, self.n_hidden)
+        if W is None:
+            scale = check_real(init_scale, "init_scale", nonnegative=True)
+            self.W = as_generator(rng).normal(0.0, scale, size=shape)
+        else:
+            self.W = _as_real_array(W, "W")
+            if self.W.shape != shape:
+                raise ValueError(f"W must have shape (n_visible, n_hidden) = {shape}; got shape {self.W.shape}")
+            _check_finite(self.W, "W")
+        self.b_visible = check_bias(b_visible, self.n_visible, "b_visible")
+        self.b_hidden = check_bias(b_hidden, self.n_hidden, "b_hidden")
+
+    def __repr__(self):
+        return f"RBM(n_visible={self.n_visible}, n_hidden={self.n_hidden}, units={self.units!r}, T={self.T!r})"
+
+    def copy(self):
+        """An independent copy (same parameters, units and T)."""
+        return RBM(self.n_visible, self.n_hidden, W=self.W.copy(), b_visible=self.b_visible.copy(),
+                   b_hidden=self.b_hidden.copy(), units=self.units, T=self.T)
+
+    def _check_data(self, data, name="data"):
+        return check_data(data, self.n_visible, self.units, name)
+
+    # --- the two conditionals and block Gibbs sampling ------------------------
+
+    def _hidden_means(self, V):
+        return _unit_mean(V @ self.W + self.b_hidden, self.T, self.units)
+
+    def _visible_means(self, H):
+        return _unit_mean(H @ self.W.T + self.b_visible, self.T, self.units)
+
+    def hidden_means(self, v):
+        """``E[h_j | v]`` for every hidden unit: ``sigmoid(x_j / T)`` (bits) or ``tanh(x_j / T)`` (spins).
+
+        Here ``x = v^T W + b_hidden`` is the field on the hidden layer; given
+        ``v`` the hidden units are independent.
+
+        Parameters
+        ----------
+        v : array_like of shape (n_visible,) or (P, n_visible)
+            Visible states, or their means (mean-field states).
+
+        Returns
+        -------
+        ndarray of shape (n_hidden,) or (P, n_hidden)
+
+        Examples
+        --------
+        >>> RBM(2, 1, W=[[2.0], [-1.0]]).hidden_means([[0, 0], [1, 0]]).round(4)  # sigmoid(0), sigmoid(2)
+        array([[0.5   ],
+               [0.8808]])
+        """
+        out = self._hidden_means(check_means(v, self.n_visible, self.units, "v"))
+        return out[0] if np.ndim(v) == 1 else out
+
+    def visible_means(self, h):
+        """``E[v_i | h]`` for every visible unit, the mirror image of :meth:`hidden_means`.
+
+        Parameters
+        ----------
+        h : array_like of shape (n_hidden,) or (P, n_hidden)
+            Hidden states, or their means.
+
+        Returns
+        -------
+        ndarray of shape (n_visible,) or (P, n_visible)
+
+        Examples
+        --------
+        >>> RBM(2, 1, W=[[2.0], [-1.0]], units="spins").visible_means([1]).round(4)  # tanh(2), tanh(-1)
+        array([ 0.964 , -0.7616])
+        """
+        out = self._visible_means(check_means(h, self.n_hidden, self.units, "h"))
+        return out[0] if np.ndim(h) == 1 else out
+
+    def _sample_layer(self, mean, rng):
+        # P(unit on) is the mean for bits and (1 + mean) / 2 for spins.
+        p_on = mean if self.units == "bits" else 0.5 * (1.0 + mean)
+        on = rng.random(mean.shape) < p_on
+        return on.astype(float) if self.units == "bits" else np.where(on, 1.0, -1.0)
+
+    def _sample_hidden(self, V, rng):
+        return self._sample_layer(self._hidden_means(V), rng)
+
+    def _sample_visible(self, H, rng):
+        return self._sample_layer(self._visible_means(H), rng)
+
+    def _random_states(self, n, rng):
+        # Uniform visible states: every unit on with probability 1/2 (mean 1/2 for bits, 0 for spins).
+        return self._sample_layer(np.full((n, self.n_visible), 0.5 if self.units == "bits" else 0.0), rng)
+
+    def _gibbs_steps(self, v, steps, rng):
+        for _ in range(steps):
+            v = self._sample_visible(self._sample_hidden(v, rng), rng)
+        return v
+
+    def gibbs(self, v, steps=1, rng=None):
+        """Run ``steps`` rounds of block Gibbs sampling ``v -> h -> v'`` from each row of ``v``.
+
+        Parameters
+        ----------
+        v : array_like of shape (n_visible,) or (P, n_visible)
+            Starting visible states, one chain per row.
+        steps : int
+            Number of full rounds (sample all hidden units, then all visible units).
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        v : ndarray of the shape of the input, dtype int8
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm.gibbs([[1, 0], [0, 1]], steps=5, rng=0)
+        array([[0, 0],
+               [1, 0]], dtype=int8)
+        """
+        V = self._check_data(v, "v")
+        steps = check_integer(steps, "steps", minimum=0)
+        out = self._gibbs_steps(V, steps, as_generator(rng)).astype(np.int8)
+        return out[0] if np.ndim(v) == 1 else out
+
+    def sample(self, n_samples, steps=1000, rng=None):
+        """Draw visible patterns by block Gibbs sampling from uniformly random starts.
+
+        Parameters
+        ----------
+        n_samples : int
+            Independent chains; one pattern is returned from each.
+        steps : int
+            Gibbs rounds per chain (long enough to forget the start).
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        v : ndarray of shape (n_samples, n_visible), dtype int8
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm.sample(3, steps=10, rng=0)
+        array([[0, 0],
+               [1, 0],
+               [0, 0]], dtype=int8)
+        """
+        n_samples = check_integer(n_samples, "n_samples", minimum=0)
+        steps = check_integer(steps, "steps", minimum=0)
+        gen = as_generator(rng)
+        return self._gibbs_steps(self._random_states(n_samples, gen), steps, gen).astype(np.int8)
+
+    def reconstruct(self, v):
+        """Mean-field reconstruction ``E[v' | h = E[h | v]]``: one pass up and down with means.
+
+        Parameters
+        ----------
+        v : array_like of shape (n_visible,) or (P, n_visible)
+
+        Returns
+        -------
+        ndarray of the shape of ``v``, values in [0, 1] (bits) or [-1, 1] (spins)
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm.reconstruct([1, 0]).round(4)
+        array([0.8534, 0.293 ])
+        """
+        V = self._check_data(v, "v")
+        out = self._visible_means(self._hidden_means(V))
+        return out[0] if np.ndim(v) == 1 else out
+
+    # --- energies and exact probabilities -----------------------------------
+
+    def energy(self, v, h):
+        """``E(v, h) = -v^T W h - a^T v - c^T h`` of one pair or a batch; float or shape (P,)."""
+        V = self._check_data(v, "v")
+        H = np.atleast_2d(check_states(h, self.n_hidden, self.units, "h"))
+        if H.shape != (len(V), self.n_hidden):
+            raise ValueError(f"v and h must hold the same number of states; got shapes {V.shape} and {H.shape}")
+        E = -np.sum((V @ self.W) * H, axis=1) - V @ self.b_visible - H @ self.b_hidden
+        return float(E[0]) if np.ndim(v) == 1 else E
+
+    def _log_hidden_sum(self, field):
+        """sum_j log sum_{h_j} exp(h_j field_j / T): the hidden units summed out, one at a time."""
+        return _log_unit_sum(field, self.T, self.units).sum(axis=-1)
+
+    def _free_energy(self, V):
+        return -V @ self.b_visible - self.T * self._log_hidden_sum(V @ self.W + self.b_hidden)
+
+    def free_energy(self, v):
+        """Free energy ``F(v) = -T log sum_h exp(-E(v, h)/T)``, so that ``p(v) ∝ exp(-F(v)/T)``.
+
+        Parameters
+        ----------
+        v : array_like of shape (n_visible,) or (P, n_visible)
+
+        Returns
+        -------
+        float, or ndarray of shape (P,)
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm.free_energy([[0, 0], [1, 0]]).round(4)  # -log 2, -log(1 + e**2)
+        array([-0.6931, -2.1269])
+        """
+        F = self._free_energy(self._check_data(v, "v"))
+        return float(F[0]) if np.ndim(v) == 1 else F
+
+    def _enumeration(self, moments):
+        """Sum over the smaller layer in blocks; return log Z and, if asked, exact free moments.
+
+        The enumerated layer ``a`` (states ``S``) and the other layer ``o``
+        enter as ``log w(S) = S . b_a / T + sum_o log sum_{s_o} exp(s_o f_o / T)``
+        with the field ``f = S C + b_o`` on the other layer.
+        """
+        by_hidden = self.n_hidden <= self.n_visible
+        n_a = min(self.n_hidden, self.n_visible)
+        check_exact_size(n_a, "exact RBM enumeration of the smaller layer")
+        C, b_a, b_o = (self.W.T, self.b_hidden, self.b_visible) if by_hidden else (self.W, self.b_visible,
+                                                                                   self.b_hidden)
+        block = max(1, _BLOCK_ENTRIES // max(C.shape[1], n_a))
+        shift, sums = -np.inf, None
+        for S in _layer_blocks(n_a, self.units, block):
+            field = S @ C + b_o
+            logw = S @ b_a / self.T + _log_unit_sum(field, self.T, self.units).sum(axis=1)
+            top = float(logw.max())
+            if top > shift:  # rescale what was summed so far to the new running maximum
+                sums = None if sums is None else [x * np.exp(shift - top) for x in sums]
+                shift = top
+            w = np.exp(logw - shift)
+            part = [w.sum()]
+            if moments:
+                m_o = _unit_mean(field, self.T, self.units)
+                part += [w @ S, w @ m_o, S.T @ (w[:, None] * m_o)]
+            sums = part if sums is None else [x + y for x, y in zip(sums, part)]
+        log_z = shift + float(np.log(sums[0]))
+        if not moments:
+            return log_z
+        mean_a, mean_o, cross = (x / sums[0] for x in sums[1:])
+        if by_hidden:
+            return log_z, mean_o, mean_a, cross.T
+        return log_z, mean_a, mean_o, cross
+
+    def log_partition(self):
+        """Exact ``log Z``: the smaller layer enumerated, the other summed analytically.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> round(rbm.log_partition(), 4)
+        2.7392
+        """
+        return self._enumeration(moments=False)
+
+    def log_probability(self, v):
+        """Exact ``log p(v) = -F(v)/T - log Z`` of visible patterns; float or shape (P,)."""
+        log_p = -self._free_energy(self._check_data(v, "v")) / self.T - self.log_partition()
+        return float(log_p[0]) if np.ndim(v) == 1 else log_p
+
+    def log_likelihood(self, data):
+        """Exact mean log-likelihood of the data in nats per pattern (at most 0).
+
+        Parameters
+        ----------
+        data : array_like of shape (P, n_visible)
+
+        Returns
+        -------
+        float
+            ``-log P`` is the best possible value for P distinct patterns.
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> round(rbm.log_likelihood([[1, 0]]), 4)  # -F/T - log Z = 2.1269 - 2.7392
+        -0.6123
+        """
+        return float(np.mean(self.log_probability(self._check_data(data))))
+
+    def pseudo_log_likelihood(self, data):
+        """Mean over patterns of ``sum_i log p(v_i | v_others)``; needs no ``Z``.
+
+        ``p(v_i | v_others) = 1 / (1 + exp((F(v) - F(v with i flipped)) / T))``.
+        Unlike scikit-learn's ``score_samples`` (one random unit per pattern,
+        times ``n_visible``), every unit is flipped, so it is deterministic.
+        It is the estimate :func:`~bmlib.train` records when the exact
+        likelihood is out of reach.
+
+        Parameters
+        ----------
+        data : array_like of shape (P, n_visible)
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> round(rbm.pseudo_log_likelihood([[1, 0]]), 4)
+        -0.5807
+        """
+        V = self._check_data(data)
+        n_v = self.n_visible
+        delta = (-V if self.units == "spins" else 1.0 - V) - V  # change of each unit when flipped
+        rows = max(1, _BLOCK_ENTRIES // (n_v * self.n_hidden))
+        total = 0.0
+        for start in range(0, len(V), rows):
+            Vb, Db = V[start : start + rows], delta[start : start + rows]
+            field = Vb @ self.W + self.b_hidden  # (B, n_h); flipping unit i adds delta_i W[i]
+            flipped = field[:, None, :] + Db[:, :, None] * self.W[None, :, :]
+            a = Vb @ self.b_visible
+            own = a / self.T + self._log_hidden_sum(field)  # -F(v)/T, shape (B,)
+            other = (a[:, None] + Db * self.b_visible) / self.T + self._log_hidden_sum(flipped)  # -F(v^i)/T
+            # log p(v_i | rest) = -log(1 + exp(-F(v^i)/T + F(v)/T)), as a stable logaddexp.
+            total += float(-np.logaddexp(0.0, other - own[:, None]).sum())
+        return total / len(V)
+
+    # --- statistics and the gradient ----------------------------------------
+
+    def _statistics_given_visible(self, V):
+        """(mean of [v, E[h|v]], mean of v E[h|v]^T) over the rows of V."""
+        H = self._hidden_means(V)
+        return np.concatenate([V.mean(axis=0), H.mean(axis=0)]), V.T @ H / len(V)
+
+    def _exact_statistics(self, batch):
+        _, mean_v, mean_h, vh = self._enumeration(moments=True)
+        return self._statistics_given_visible(batch), (np.concatenate([mean_v, mean_h]), vh)
+
+    def _statistics_shapes(self):
+        return (self.n_visible + self.n_hidden,), (self.n_visible, self.n_hidden)
+
+    def _gradient(self, clamped, free):
+        (mean_c, vh_c), (mean_f, vh_f) = clamped, free
+        d_mean = (mean_c - mean_f) / self.T
+        return {"W": (vh_c - vh_f) / self.T, "b_visible": d_mean[: self.n_visible],
+                "b_hidden": d_mean[self.n_visible :]}
+
+    def gradient(self, data):
+        """Exact gradient of :meth:`log_likelihood` (free phase by enumeration of the smaller layer).
+
+        Parameters
+        ----------
+        data : array_like of shape (P, n_visible)
+
+        Returns
+        -------
+        dW : ndarray of shape (n_visible, n_hidden)
+            ``(<v_i h_j>_data - <v_i h_j>_model) / T``, with ``h`` averaged given ``v`` in the data term.
+        db_visible : ndarray of shape (n_visible,)
+        db_hidden : ndarray of shape (n_hidden,)
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> dW, db_v, db_h = rbm.gradient([[1, 0]])
+        >>> dW.round(4).ravel(), db_v.round(4), db_h.round(4)
+        (array([ 0.2277, -0.1994]), array([ 0.2176, -0.3287]), array([0.1393]))
+        """
+        grads = self._gradient(*self._exact_statistics(self._check_data(data)))
+        return grads["W"], grads["b_visible"], grads["b_hidden"]
+
+    def to_boltzmann_machine(self):
+        """The same model as a :class:`BoltzmannMachine` with a bipartite mask.
+
+        Returns
+        -------
+        BoltzmannMachine
+            Visible units first; ``W_full = [[0, W], [W^T, 0]]``, ``b = [b_visible, b_hidden]``.
+
+        Examples
+        --------
+        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> full = rbm.to_boltzmann_machine()
+        >>> full.W
+        array([[ 0.,  0.,  2.],
+               [ 0.,  0., -1.],
+               [ 2., -1.,  0.]])
+        >>> round(full.log_likelihood([[1, 0]]), 4)  # the same model
+        -0.6123
+        """
+        n_v, n = self.n_visible, self.n_visible + self.n_hidden
+        W = np.zeros((n, n))
+        W[:n_v, n_v:], W[n_v:, :n_v] = self.W, self.W.T
+        mask = np.zeros((n, n), dtype=bool)
+        mask[:n_v, n_v:] = mask[n_v:, :n_v] = True
+        return BoltzmannMachine(n_v, self.n_hidden, mask=mask, W=W, b=np.concatenate([self.b_visible, self.b_hidden]),
+                                units=self.units, T=self.T)

@@ -1,0 +1,205 @@
+"""Gradient ascent on the log-likelihood, with a history to plot.
+
+One update, for every parameter ``theta`` of the model (``W`` and the biases):
+
+    g        = (<.>_clamped - <.>_free) / T  - weight_decay * theta   (decay on weights only)
+    velocity = momentum * velocity + learning_rate * g
+    theta   += velocity
+
+where the statistics come from a provider (:mod:`bmlib.learning.statistics`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .._checks import check_bool, check_integer, check_real
+from .._random import as_generator
+from .machine import BoltzmannMachine
+from .rbm import RBM
+from .statistics import resolve_statistics
+
+# monitor="auto" records the exact log-likelihood after every epoch when one
+# evaluation touches at most this many (state, unit) entries: a fraction of a
+# second. That is any machine of up to 20 units, or an RBM whose smaller layer
+# (n_s units, enumerated) and larger layer (n_l units) have 2**n_s * n_l <= 2**25.
+_MONITOR_MAX_ENTRIES = 2**25
+
+
+@dataclass
+class TrainingHistory:
+    """What :func:`train` records, one entry per epoch.
+
+    Attributes
+    ----------
+    epochs : ndarray of shape (n_epochs + 1,)
+        0 (before training), 1, ..., n_epochs.
+    values : ndarray of shape (n_epochs + 1,)
+        The monitored quantity after each epoch, in nats per pattern (empty
+        if nothing was monitored).
+    monitor : str or None
+        What ``values`` holds: ``"log_likelihood"`` (exact),
+        ``"pseudo_log_likelihood"``, the name of a callable, or None.
+    statistics : callable
+        The provider that gave the statistics; pass it to :func:`train` again
+        to continue with the same persistent chains.
+    """
+
+    epochs: np.ndarray
+    values: np.ndarray
+    monitor: str | None
+    statistics: object
+
+    def __repr__(self):
+        last = f", last value {self.values[-1]:.4f}" if len(self.values) else ""
+        return f"TrainingHistory({len(self.epochs) - 1} epochs, monitor={self.monitor!r}{last})"
+
+
+def _check_model(model):
+    if not isinstance(model, (BoltzmannMachine, RBM)):
+        raise TypeError(f"model must be a bmlib BoltzmannMachine or RBM; got {type(model).__name__}")
+    return model
+
+
+def _exact_entries(model):
+    """(state, unit) entries that one exact log-likelihood of the model enumerates."""
+    if isinstance(model, BoltzmannMachine):
+        return 2**model.n_units * model.n_units
+    return 2 ** min(model.n_visible, model.n_hidden) * max(model.n_visible, model.n_hidden)
+
+
+def _resolve_monitor(monitor, model):
+    """Return (name, function(model, data) -> float), or (None, None)."""
+    if monitor is None:
+        return None, None
+    if callable(monitor):
+        return getattr(monitor, "__name__", "monitor"), monitor
+    if monitor == "auto":
+        if _exact_entries(model) <= _MONITOR_MAX_ENTRIES:
+            monitor = "log_likelihood"
+        elif isinstance(model, RBM) or model.n_hidden == 0:
+            monitor = "pseudo_log_likelihood"
+        else:
+            return None, None
+    if monitor in ("log_likelihood", "pseudo_log_likelihood"):
+        return monitor, lambda m, d: getattr(m, monitor)(d)
+    raise ValueError(
+        f'monitor must be "auto", "log_likelihood", "pseudo_log_likelihood", None or a callable; got {monitor!r}'
+    )
+
+
+def _check_statistics(model, stats):
+    """Check a provider's answer at the boundary, so a wrong shape is named here."""
+    shapes = model._statistics_shapes()
+    try:
+        phases = [(np.asarray(mean, dtype=float), np.asarray(second, dtype=float)) for mean, second in stats]
+    except (TypeError, ValueError):
+        raise TypeError("a statistics provider must return ((mean, second), (mean, second)) as arrays") from None
+    if len(phases) != 2:
+        raise TypeError(f"a statistics provider must return two phases (clamped, free); got {len(phases)}")
+    for phase, (mean, second) in zip(("clamped", "free"), phases):
+        for what, arr, shape in (("mean", mean, shapes[0]), ("second", second, shapes[1])):
+            if arr.shape != shape:
+                raise ValueError(f"the {phase} {what} from the statistics provider must have shape {shape}; "
+                                 f"got {arr.shape}")
+            if not np.isfinite(arr).all():
+                raise ValueError(f"the {phase} {what} from the statistics provider must be finite")
+    return phases
+
+
+def _batches(P, batch_size, rng):
+    if batch_size is None or batch_size >= P:
+        return [slice(None)]
+    order = rng.permutation(P)
+    return [order[k : k + batch_size] for k in range(0, P, batch_size)]
+
+
+def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_decay=0.0, batch_size=None,
+          statistics="exact", monitor="auto", progress=True, rng=None):
+    """Fit a model to data by gradient ascent on the log-likelihood; the model is updated in place.
+
+    Parameters
+    ----------
+    model : BoltzmannMachine or RBM
+    data : array_like of shape (P, n_visible)
+        Training patterns, in the model's units.
+    epochs : int
+        Passes over the data, >= 0.
+    learning_rate : float
+        Step size, > 0, applied to the batch-averaged gradient.
+    momentum : float
+        In [0, 1): fraction of the previous step added to the next.
+    weight_decay : float
+        >= 0; adds ``-weight_decay * W`` to the weight gradient (an L2 penalty),
+        not to the biases.
+    batch_size : int, optional
+        Patterns per update; all of them (one exact step per epoch) if omitted.
+        Mini-batches are reshuffled every epoch.
+    statistics : str or callable
+        Where the clamped and free statistics come from: ``"exact"``
+        (enumeration), ``"cd"`` or ``"pcd"`` (RBM only; CD-1 / persistent CD-1),
+        a provider object such as ``ContrastiveDivergence(k=5)``, or any
+        callable ``(model, batch, rng) -> ((mean, second), (mean, second))``.
+        ``"sampled"``, ``"annealed"`` and ``"mean_field"`` are reserved for
+        sources still to come (see :mod:`bmlib.learning.statistics`).
+    monitor : str, callable or None
+        What to record after every epoch. ``"auto"``: the exact
+        log-likelihood where it is cheap (a machine of up to 20 units; an RBM
+        whose smaller layer of ``n_s`` units and larger of ``n_l`` have
+        ``2**n_s * n_l <= 2**25``), else the pseudo-log-likelihood (RBM, or a
+        machine without hidden units), else nothing. Or ``"log_likelihood"``,
+        ``"pseudo_log_likelihood"``, a callable ``(model, data) -> float``, or None.
+    progress : bool
+        Show a tqdm progress bar; False keeps training silent.
+    rng : None, int or numpy.random.Generator
+        Shuffles the mini-batches and drives sampled statistics.
+
+    Returns
+    -------
+    TrainingHistory
+
+    Notes
+    -----
+    Explained in the chapters "The learning rule" and "Hidden units".
+
+    Examples
+    --------
+    >>> import bmlib as bm
+    >>> data = bm.parity_patterns(3, units="spins")
+    >>> machine = bm.BoltzmannMachine(3, n_hidden=1, init_scale=0.5, rng=0)
+    >>> history = bm.train(machine, data, epochs=500, learning_rate=0.5, momentum=0.5, progress=False)
+    >>> history.monitor, history.values.round(3)[[0, -1]]  # towards the best possible, -log 4 = -1.386
+    ('log_likelihood', array([-2.328, -1.398]))
+    """
+    model = _check_model(model)
+    data = model._check_data(data)
+    epochs = check_integer(epochs, "epochs", minimum=0)
+    learning_rate = check_real(learning_rate, "learning_rate", positive=True)
+    momentum = check_real(momentum, "momentum", nonnegative=True)
+    if momentum >= 1:
+        raise ValueError(f"momentum must be in [0, 1); got {momentum!r}")
+    weight_decay = check_real(weight_decay, "weight_decay", nonnegative=True)
+    batch_size = None if batch_size is None else check_integer(batch_size, "batch_size", minimum=1)
+    progress = check_bool(progress, "progress")
+    provider = resolve_statistics(statistics)
+    name, measure = _resolve_monitor(monitor, model)
+    gen = as_generator(rng)
+
+    velocity = {p: np.zeros_like(getattr(model, p)) for p in model._parameter_names}
+    values = [measure(model, data)] if measure else []
+    bar = tqdm(range(epochs), disable=not progress, desc="training", unit="epoch")
+    for _ in bar:
+        for rows in _batches(len(data), batch_size, gen):
+            clamped, free = _check_statistics(model, provider(model, data[rows], gen))
+            for p, grad in model._gradient(clamped, free).items():
+                theta = getattr(model, p)
+                if p in model._decayed and weight_decay:
+                    grad = grad - weight_decay * theta
+                velocity[p] = momentum * velocity[p] + learning_rate * grad
+                setattr(model, p, theta + velocity[p])
+        if measure:
+            values.append(measure(model, data))
+            bar.set_postfix({name: f"{values[-1]:.4f}"}, refresh=False)
+    return TrainingHistory(np.arange(epochs + 1), np.asarray(values, dtype=float), name, provider)

@@ -1,0 +1,40 @@
+"""Sampling the Boltzmann-Gibbs distribution of any Boltzmann machine.
+
+==============  ================================================================
+module          what it holds
+==============  ================================================================
+rules           single-unit updates: heat bath, Metropolis, descent (T = 0)
+schedules       scan orders: sequential, random, colouring (checkerboard)
+couplings       coupling operators: local fields and energies of a model
+                (dense ``W``, or a square-lattice stencil)
+chains          the runner: many chains, burn-in, thinning, clamping, annealing
+diagnostics     autocorrelation time, blocking error bars
+observables     energy, magnetization, susceptibility, specific heat
+==============  ================================================================
+
+The public names are re-exported flat from :mod:`bmlib`.
+"""
+from .chains import SampleResult, anneal, sample
+from .couplings import CouplingOperator, DenseCouplings, SquareLattice
+from .diagnostics import Estimate, autocorrelation_time, blocking_error, estimate
+from .observables import temperature_scan, thermal_averages
+from .rules import heat_bath, metropolis
+from .schedules import greedy_colouring
+
+__all__ = [
+    "CouplingOperator",
+    "DenseCouplings",
+    "Estimate",
+    "SampleResult",
+    "SquareLattice",
+    "anneal",
+    "autocorrelation_time",
+    "blocking_error",
+    "estimate",
+    "greedy_colouring",
+    "heat_bath",
+    "metropolis",
+    "sample",
+    "temperature_scan",
+    "thermal_averages",
+]

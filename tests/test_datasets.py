@@ -1,0 +1,87 @@
+"""The data sets, checked against brute-force definitions of each family of patterns."""
+import itertools
+
+import numpy as np
+import pytest
+
+import bmlib as bm
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_bars_and_stripes_are_exactly_the_images_with_uniform_rows_or_columns(n):
+    X = bm.bars_and_stripes(n)
+    assert X.shape == (2 ** (n + 1) - 2, n * n) and X.dtype == np.int8
+    assert len({tuple(x) for x in X}) == len(X)  # every image once
+    # Brute force over all 2**(n*n) images.
+    expected = set()
+    for pixels in itertools.product((0, 1), repeat=n * n):
+        img = np.array(pixels).reshape(n, n)
+        rows_uniform = all(len(set(row)) == 1 for row in img)
+        cols_uniform = all(len(set(col)) == 1 for col in img.T)
+        if rows_uniform or cols_uniform:
+            expected.add(pixels)
+    assert {tuple(x) for x in X} == expected
+
+
+def test_bars_and_stripes_order_and_units():
+    X = bm.bars_and_stripes(3)
+    np.testing.assert_array_equal(X[1].reshape(3, 3), [[0, 0, 0], [0, 0, 0], [1, 1, 1]])  # stripes first
+    np.testing.assert_array_equal(X[8].reshape(3, 3), [[0, 0, 1]] * 3)  # then bars, from code 1
+    np.testing.assert_array_equal(bm.bars_and_stripes(3, units="spins"), 2 * X - 1)
+    assert X.mean() == 0.5  # every pixel is on in half the images
+
+
+@pytest.mark.parametrize("n_group", [2, 4, 8])
+def test_encoder_patterns_are_two_agreeing_one_hot_groups(n_group):
+    X = bm.encoder_patterns(n_group)
+    assert X.shape == (n_group, 2 * n_group)
+    first, second = X[:, :n_group], X[:, n_group:]
+    np.testing.assert_array_equal(first, np.eye(n_group))
+    np.testing.assert_array_equal(first, second)
+    S = bm.encoder_patterns(n_group, units="spins")
+    np.testing.assert_array_equal(S, 2 * X - 1)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_parity_patterns_are_the_even_ones(n):
+    X = bm.parity_patterns(n)
+    expected = [p for p in itertools.product((0, 1), repeat=n) if sum(p) % 2 == 0]
+    np.testing.assert_array_equal(X, expected)  # also in all_states order
+    S = bm.parity_patterns(n, units="spins")
+    assert np.all(np.prod(S, axis=1) == (-1) ** n)
+
+
+def test_parity_has_the_first_and_second_moments_of_the_uniform_distribution():
+    # The reason a machine without hidden units cannot learn parity (see test_learning).
+    S = bm.parity_patterns(3, units="spins").astype(float)
+    np.testing.assert_array_equal(S.mean(axis=0), 0.0)
+    np.testing.assert_array_equal(S.T @ S / len(S), np.eye(3))
+
+
+def test_ten_pixel_images():
+    X = bm.ten_pixel_images()
+    assert X.shape == (60, 10) and X.dtype == np.int8
+    np.testing.assert_array_equal(X, bm.ten_pixel_images(rng=0))  # the default seed makes it one data set
+    clean = bm.ten_pixel_images(n_copies=2, flip=0.0)
+    np.testing.assert_array_equal(clean, np.repeat(bm.TEN_PIXEL_PROTOTYPES, 2, axis=0))
+    S = bm.ten_pixel_images(units="spins")
+    np.testing.assert_array_equal(S, 2 * X - 1)
+    # Flip rate: 30 000 pixels at flip = 0.1 (seed 3); the standard error is 0.0017.
+    big = bm.ten_pixel_images(n_copies=1000, flip=0.1, rng=3)
+    rate = np.mean(big != np.repeat(bm.TEN_PIXEL_PROTOTYPES, 1000, axis=0))
+    assert rate == pytest.approx(0.1, abs=0.01)
+
+
+def test_dataset_arguments_are_checked():
+    with pytest.raises(ValueError, match="n must be >= 1; got 0"):
+        bm.bars_and_stripes(0)
+    with pytest.raises(ValueError, match='units must be "spins" or "bits"'):
+        bm.bars_and_stripes(3, units="pixels")
+    with pytest.raises(ValueError, match="n_group must be >= 2; got 1"):
+        bm.encoder_patterns(1)
+    with pytest.raises(ValueError, match=r"flip must be a probability in \[0, 0.5\]; got 0.7"):
+        bm.ten_pixel_images(flip=0.7)
+    with pytest.raises(ValueError, match="flip must be finite"):
+        bm.ten_pixel_images(flip=np.nan)
+    with pytest.raises(TypeError, match="n_copies must be an integer"):
+        bm.ten_pixel_images(n_copies=2.5)

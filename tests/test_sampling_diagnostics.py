@@ -1,0 +1,116 @@
+"""Autocorrelation time and error bars against an AR(1) process; thermal averages against exact answers.
+
+AR(1): x_t = phi x_{t-1} + e_t with e_t ~ N(0, 1), started in its stationary
+distribution. Its autocorrelation is rho(t) = phi^t, so its integrated
+autocorrelation time is tau = (1 + phi) / (1 - phi), and the variance of the
+mean of n samples is exactly Var(x) / n * (1 + 2 sum_{t<n} (1 - t/n) phi^t).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import bmlib as bm
+
+SEED = 20261122
+
+
+def ar1(phi, n, chains, rng):
+    x = np.empty((n, chains))
+    x[0] = rng.normal(size=chains) / math.sqrt(1 - phi**2)  # stationary start
+    noise = rng.normal(size=(n, chains))
+    for t in range(1, n):
+        x[t] = phi * x[t - 1] + noise[t]
+    return x
+
+
+def ar1_standard_error(phi, n, chains):
+    """Exact standard error of the mean of `chains` independent stationary AR(1) series of length n."""
+    t = np.arange(1, n)
+    factor = 1 + 2 * np.sum((1 - t / n) * phi**t)
+    return math.sqrt(factor / (1 - phi**2) / n / chains)
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.5, 0.9])
+def test_autocorrelation_time_and_blocking_error_of_ar1(phi):
+    n, chains = 2**17, 4
+    x = ar1(phi, n, chains, np.random.default_rng([SEED, int(10 * phi)]))
+    tau = bm.autocorrelation_time(x)
+    # Statistical error of tau here is under 3% (Sokal: var ~ 2 (2M + 1) / N tau^2 with M ~ 5 tau).
+    assert tau == pytest.approx((1 + phi) / (1 - phi), rel=0.1)
+    # Error of the blocking estimate: ~1 / sqrt(2 n_blocks), under 5% at the chosen level.
+    assert bm.blocking_error(x) == pytest.approx(ar1_standard_error(phi, n, chains), rel=0.15)
+    e = bm.estimate(x)
+    assert e.value == pytest.approx(x.mean()) and e.error == bm.blocking_error(x) and e.tau == tau
+
+
+def test_blocking_levels_rise_to_a_plateau():
+    x = ar1(0.9, 2**14, 2, np.random.default_rng(SEED))
+    error, levels = bm.blocking_error(x, return_levels=True)
+    naive = x.mean(axis=1).std() / math.sqrt(x.shape[0] - 1)
+    assert levels[0] == pytest.approx(naive)  # level 0 ignores correlation
+    assert levels[0] < 0.3 * error  # ... and underestimates by ~sqrt(tau) = sqrt(19)
+    assert levels.size == 14 and error in levels
+
+
+def test_one_chain_and_several_chains_shapes():
+    x = np.random.default_rng(SEED).normal(size=(1000, 3))
+    assert bm.blocking_error(x[:, 0]) > bm.blocking_error(x)  # more chains, smaller error
+    assert bm.autocorrelation_time(x[:, :1]) == bm.autocorrelation_time(x[:, 0])
+
+
+def test_constant_series():
+    x = np.full((64, 2), 3.0)
+    assert bm.blocking_error(x) == 0.0
+    assert math.isnan(bm.autocorrelation_time(x))
+    assert str(bm.estimate(x)) == "3.0000 +/- 0.0000"
+
+
+def test_estimate_prints_to_the_precision_of_its_error():
+    e = bm.sampling.Estimate(-1.23456, 0.0123, 2.0)
+    assert str(e) == "-1.235 +/- 0.012"
+
+
+def _exact_lattice_averages(rows, cols, T):
+    """<e>, <|m|>, n (<m^2> - <|m|>^2) / T and n Var(e) / T^2 of the zero-field torus, by enumeration."""
+    n = rows * cols
+    W = bm.square_lattice_couplings(rows, cols)
+    states = bm.all_states(n)
+    p = bm.boltzmann_distribution(W, None, T)
+    e = bm.energy(states, W) / n
+    abs_m = np.abs(states.mean(axis=1))
+    return {
+        "energy_per_unit": p @ e,
+        "abs_magnetization": p @ abs_m,
+        "susceptibility": n * (p @ abs_m**2 - (p @ abs_m) ** 2) / T,
+        "specific_heat": n * (p @ e**2 - (p @ e) ** 2) / T**2,
+        "magnetization": 0.0,
+    }
+
+
+def test_thermal_averages_of_the_4x4_torus_match_enumeration():
+    T = 2.5
+    result = bm.sample(bm.SquareLattice(4), T=T, n_samples=2000, n_chains=16, burn_in=100, rng=SEED)
+    averages = bm.thermal_averages(result)
+    exact = _exact_lattice_averages(4, 4, T)
+    assert exact["energy_per_unit"] == pytest.approx(bm.kaufman_energy_per_spin(4, 4, T), abs=1e-12)
+    assert exact["specific_heat"] == pytest.approx(bm.kaufman_specific_heat_per_spin(4, 4, T), abs=1e-12)
+    for name, value in exact.items():
+        estimate = averages[name]
+        # Teeth: error bars of 2% (m = 0 flips sign slowly on 4 x 4 at this T, tau ~ 30 sweeps: 0.05).
+        assert 0 < estimate.error < (0.05 if name == "magnetization" else 0.02 * abs(value)), name
+        assert abs(estimate.value - value) < 3 * estimate.error, (name, estimate, value)
+
+
+def test_temperature_scan_continues_each_run_from_the_previous_one():
+    lattice = bm.SquareLattice(4)
+    temperatures = [3.0, 2.0]
+    scan = bm.temperature_scan(lattice, None, temperatures, n_samples=50, n_chains=2, burn_in=5, rng=SEED)
+    assert set(scan) == {"energy_per_unit", "magnetization", "abs_magnetization", "susceptibility", "specific_heat"}
+    assert scan["energy_per_unit"].value.shape == (2,)
+    # The same as two calls to sample sharing one generator and chaining final states.
+    gen = np.random.default_rng(SEED)
+    first = bm.sample(lattice, None, 3.0, n_samples=50, n_chains=2, burn_in=5, rng=gen)
+    second = bm.sample(lattice, None, 2.0, n_samples=50, n_chains=2, burn_in=5, initial=first.final_state, rng=gen)
+    expected = [bm.thermal_averages(r)["energy_per_unit"].value for r in (first, second)]
+    np.testing.assert_allclose(scan["energy_per_unit"].value, expected)
