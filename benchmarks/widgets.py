@@ -52,18 +52,30 @@ def main():
     rng = np.random.default_rng(0)
     A = np.triu(rng.normal(size=(8, 8)), 1)
     cases = [("energy_widget, chapter model (n=4)", bm.energy_widget(chapter_W, [0.5, 0, 0, -0.5])),
-             ("energy_widget, largest allowed (n=8)", bm.energy_widget(A + A.T))]
+             ("energy_widget, largest allowed (n=8)", bm.energy_widget(A + A.T)),
+             ("sampling_widget (n=4, 200 sweeps)", bm.sampling_widget(
+                 chapter_W, [0.5, 0, 0, -0.5], initial=[-1, -1, 1, 1], n_sweeps=200)),
+             ("ising_widget (32 x 32, 40 sweeps per step)", bm.ising_widget(L=32, T=2.5)),
+             ("learning_widget (10-pixel images, 100 epochs)", bm.learning_widget(
+                 bm.to_spins(bm.ten_pixel_images()), epochs=100, init_scale=0.0, epoch=5)),
+             ("partition_widget (4 x 4 torus, 10 temperatures)", bm.partition_widget(
+                 bm.square_lattice_couplings(4), budgets=(1000, 10_000), rng=0))]
     print(f"{'widget and control':48s} {'median ms':>10s} {'max ms':>8s} {'x empty fig':>12s}  budget {BUDGET_MS:.0f} ms")
     for name, widget in cases:
         floor, _ = time_ms(empty_figure_png(widget.figsize, widget.dpi))
         # Each step moves the slider to a new value, as a dragging reader does.
         sweeps = {"weight": np.linspace(-1.5, 1.5, STEPS + 1), "bias": np.linspace(-1.5, 1.5, STEPS + 1),
-                  "temperature": 10 ** np.linspace(-0.5, 0.5, STEPS + 1)}
+                  "temperature": 10 ** np.linspace(-0.5, 0.5, STEPS + 1),
+                  "sweeps": np.linspace(150, 200, STEPS + 1).astype(int),
+                  "epoch_slider": np.arange(STEPS + 1),
+                  "temperature_index": np.arange(STEPS + 1) % 10}
         for control, span in sweeps.items():
+            if not hasattr(widget, control):  # each widget has its own controls
+                continue
             slider = getattr(widget, control)
 
             def step(k=0, slider=slider, span=span):
-                slider.value = float(span[k % len(span)])
+                slider.value = type(slider.value)(span[k % len(span)])  # int for an IntSlider
 
             median, worst = time_ms(step)
             verdict = "PASS" if median < BUDGET_MS else "MISS"

@@ -377,3 +377,30 @@ def check_real_number(value, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got {_show(value)} of type {type(value).__name__}")
     return float(value)
+
+
+def check_probability(value, name):
+    """Return ``value`` as a float in ``[0, 1]``, else raise."""
+    value = check_real(value, name)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be a probability in [0, 1]; got {value!r}")
+    return value
+
+
+def check_unit_indices(indices, n, name):
+    """Return distinct unit indices (at least one) as an int array of shape (k,), else raise.
+
+    With ``n`` the indices must lie in ``0..n-1``; with ``n=None`` only in ``0..``.
+    """
+    idx = np.asarray(indices)
+    if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+        raise TypeError(f"{name} must be a non-empty 1-D sequence of unit indices; got {_show(indices)}")
+    idx = idx.astype(int)
+    if idx.min() < 0:
+        raise ValueError(f"{name} must be unit indices >= 0; got {int(idx.min())}")
+    if n is not None and idx.max() >= n:
+        bad = int(idx[(idx < 0) | (idx >= n)][0])
+        raise ValueError(f"{name} must be indices in 0..{n - 1}; got {bad}")
+    if len(np.unique(idx)) != idx.size:
+        raise ValueError(f"{name} must not repeat; got {idx.tolist()}")
+    return idx

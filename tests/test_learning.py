@@ -219,14 +219,6 @@ def test_a_provider_with_wrong_shapes_is_named(rng):
         bm.train(machine, data, epochs=1, statistics=bad, progress=False)
 
 
-@pytest.mark.parametrize("name, missing", [("sampled", "bmlib.sampling"), ("annealed", "bmlib.sampling"),
-                                           ("mean_field", "bmlib.meanfield")])
-def test_statistics_still_to_come_say_what_is_missing(name, missing):
-    machine = bm.BoltzmannMachine(3, rng=0)
-    with pytest.raises(NotImplementedError, match=f"statistics='{name}' is not available yet: .*{missing}"):
-        bm.train(machine, bm.parity_patterns(3, "spins"), statistics=name, progress=False)
-
-
 def test_chain_statistics_need_an_rbm():
     machine = bm.BoltzmannMachine(3, rng=0)
     with pytest.raises(TypeError, match="ContrastiveDivergence runs block Gibbs chains and needs an RBM"):
@@ -313,7 +305,8 @@ def test_bad_data_is_refused_with_a_named_reason():
         ({"epochs": -1}, ValueError, "epochs must be >= 0; got -1"),
         ({"batch_size": 0}, ValueError, "batch_size must be >= 1; got 0"),
         ({"progress": "no"}, TypeError, "progress must be True or False"),
-        ({"statistics": "gibbs"}, ValueError, "statistics must be \"exact\", \"cd\", \"pcd\" or a provider"),
+        ({"statistics": "gibbs"}, ValueError, "statistics must be \"exact\", \"sampled\", \"annealed\", "
+                                             "\"mean_field\", \"cd\", \"pcd\" or a provider"),
         ({"monitor": "kl"}, ValueError, "monitor must be \"auto\", \"log_likelihood\""),
     ],
 )

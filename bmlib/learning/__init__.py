@@ -5,24 +5,40 @@ module             idea
 =================  ==========================================================
 ``machine``        BoltzmannMachine (visible + hidden units, connectivity mask)
 ``rbm``            RBM (bipartite; block Gibbs; exact likelihood of small layers)
-``statistics``     providers of the clamped and free statistics (exact, CD, PCD)
+``statistics``     providers of the clamped and free statistics (exact, sampled, CD, PCD)
+``annealed``       the annealed two-phase procedure of Ackley, Hinton & Sejnowski (1985)
+``deterministic``  mean-field statistics: the deterministic Boltzmann machine (1987)
+``encoder``        hidden codes and completions of a machine trained on the encoder
 ``training``       gradient ascent with momentum, weight decay, mini-batches
 =================  ==========================================================
 
 The names are re-exported flat from :mod:`bmlib`.
 """
+from .annealed import AnnealedStatistics
+from .deterministic import MeanFieldStatistics
+from .encoder import EncoderReport, encoder_report
 from .machine import BoltzmannMachine, encoder_mask
 from .rbm import RBM
-from .statistics import ContrastiveDivergence, PersistentContrastiveDivergence, exact_statistics
+from .statistics import (
+    ContrastiveDivergence,
+    PersistentContrastiveDivergence,
+    SampledStatistics,
+    exact_statistics,
+)
 from .training import TrainingHistory, train
 
 __all__ = [
     "RBM",
+    "AnnealedStatistics",
     "BoltzmannMachine",
     "ContrastiveDivergence",
+    "EncoderReport",
+    "MeanFieldStatistics",
     "PersistentContrastiveDivergence",
+    "SampledStatistics",
     "TrainingHistory",
     "encoder_mask",
+    "encoder_report",
     "exact_statistics",
     "train",
 ]

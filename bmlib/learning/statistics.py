@@ -29,17 +29,15 @@ is an object with ``__call__``, like :class:`PersistentContrastiveDivergence`.
 """
 from __future__ import annotations
 
-from .._checks import check_integer
-from .._random import as_generator
-from .rbm import RBM
+import numpy as np
 
-# What a named source of statistics still needs, for the error it raises
-# until it exists. When the piece lands, map the name in resolve_statistics.
-_MISSING = {
-    "sampled": "sampled statistics (sequential dynamics in both phases) need the sampler bmlib.sampling",
-    "annealed": "the annealed two-phase procedure needs the sampler bmlib.sampling and its annealing schedules",
-    "mean_field": "mean-field statistics need the fixed-point solver of bmlib.meanfield",
-}
+from .._checks import check_bool, check_integer
+from .._random import as_generator
+from ..sampling import sample
+from .annealed import AnnealedStatistics
+from .deterministic import MeanFieldStatistics
+from .machine import BoltzmannMachine
+from .rbm import RBM
 
 
 def exact_statistics(model, batch, rng=None):
@@ -171,17 +169,119 @@ class PersistentContrastiveDivergence:
         return model._statistics_given_visible(batch), model._statistics_given_visible(self.chains)
 
 
+def _moments_of(states):
+    """Mean (n,) and second moments (n, n) of states of shape (..., n), averaged over all leading axes."""
+    S = states.reshape(-1, states.shape[-1]).astype(float)
+    return S.mean(axis=0), S.T @ S / len(S)
+
+
+class SampledStatistics:
+    """Both phases estimated by sequential dynamics (:func:`~bmlib.sample`), for a BoltzmannMachine.
+
+    The free phase runs ``n_chains`` independent chains of the whole machine
+    at its temperature: ``burn_in`` sweeps, then ``n_samples`` kept states
+    per chain, every ``thin`` sweeps. The clamped phase needs no sampling when
+    every unit is visible (the averages over the batch are exact); with hidden
+    units it runs one chain per pattern, the visible units clamped to it, and
+    averages the kept states over chains and sweeps. The estimates are
+    unbiased once the chains have equilibrated, with an error that shrinks
+    like ``1 / sqrt(n_chains * n_samples)`` (less if successive states are
+    correlated), and the cost grows with the number of units, not with
+    ``2**n``: this is how statistics scale to machines too large to enumerate.
+
+    Parameters
+    ----------
+    n_chains : int
+        Free-phase chains, >= 2 (the spread between them gives :attr:`standard_errors`).
+    n_samples : int
+        States kept per chain in each phase, >= 1.
+    burn_in : int
+        Sweeps discarded at the start of each chain in each call, >= 0.
+    thin : int
+        Sweeps between kept states, >= 1.
+    persistent : bool
+        If True, the free chains start each call where the previous call left
+        them (:attr:`chains`), as in persistent CD; ``burn_in`` is still run
+        first, and can then be small. If False, they start uniformly at random.
+    rule : {"heat_bath", "metropolis"}
+        The single-unit update of :func:`~bmlib.sample`.
+
+    Attributes
+    ----------
+    chains : ndarray of shape (n_chains, n_units) or None
+        Where the free chains ended in the last call (None before the first).
+    standard_errors : tuple (mean, second) or None
+        Standard errors of the last free-phase estimates, shapes (n_units,)
+        and (n_units, n_units), from the spread of the per-chain averages
+        (the chains are independent).
+
+    Notes
+    -----
+    ``train(..., statistics="sampled")`` uses the defaults. Explained in the
+    chapter "The learning rule" (exact vs sampled statistics).
+
+    Examples
+    --------
+    >>> import bmlib as bm
+    >>> machine = bm.BoltzmannMachine(2, W=[[0, 1], [1, 0]])
+    >>> provider = bm.SampledStatistics(n_chains=200, n_samples=50)
+    >>> clamped, (mean, second) = provider(machine, [[1, 1]], rng=0)
+    >>> round(float(second[0, 1]), 2), round(float(np.tanh(1.0)), 2)  # free <s_0 s_1> vs exact
+    (0.76, 0.76)
+    >>> bool(provider.standard_errors[1][0, 1] < 0.02)
+    True
+    """
+
+    def __init__(self, n_chains=100, n_samples=20, burn_in=20, thin=1, persistent=False, rule="heat_bath"):
+        self.n_chains = check_integer(n_chains, "n_chains", minimum=2)
+        self.n_samples = check_integer(n_samples, "n_samples", minimum=1)
+        self.burn_in = check_integer(burn_in, "burn_in", minimum=0)
+        self.thin = check_integer(thin, "thin", minimum=1)
+        self.persistent = check_bool(persistent, "persistent")
+        self.rule = rule
+        self.chains = None
+        self.standard_errors = None
+
+    def __repr__(self):
+        return (f"SampledStatistics(n_chains={self.n_chains}, n_samples={self.n_samples}, burn_in={self.burn_in}, "
+                f"thin={self.thin}, persistent={self.persistent})")
+
+    def _run(self, model, gen, **kwargs):
+        return sample(model.W, model.b, model.T, model.units, n_samples=self.n_samples, burn_in=self.burn_in,
+                      thin=self.thin, rule=self.rule, rng=gen, **kwargs)
+
+    def __call__(self, model, batch, rng=None):
+        if not isinstance(model, BoltzmannMachine):
+            raise TypeError(f"SampledStatistics runs sequential dynamics on a BoltzmannMachine; got "
+                            f'{type(model).__name__}. For an RBM use statistics="cd" or "pcd".')
+        batch = model._check_data(batch, "batch")
+        gen = as_generator(rng)
+        if model.n_hidden == 0:
+            clamped = _moments_of(batch)  # every unit is clamped: the data averages, exactly
+        else:  # one chain per pattern, its visible units held at the pattern
+            run = self._run(model, gen, n_chains=len(batch), clamped=model.visible, values=batch)
+            clamped = _moments_of(run.samples)
+        keep_going = self.persistent and self.chains is not None and self.chains.shape[1] == model.n_units
+        run = self._run(model, gen, n_chains=self.n_chains, initial=self.chains if keep_going else None)
+        self.chains = run.final_state
+        S = run.samples.astype(float)  # (n_samples, n_chains, n)
+        per_chain = (S.mean(axis=0), np.einsum("tci,tcj->cij", S, S) / len(S))
+        self.standard_errors = tuple(m.std(axis=0, ddof=1) / np.sqrt(self.n_chains) for m in per_chain)
+        return clamped, _moments_of(run.samples)
+
+
 def resolve_statistics(statistics):
     """Turn the ``statistics=`` argument of :func:`~bmlib.train` into a provider.
 
     Parameters
     ----------
     statistics : str or callable
-        ``"exact"``, ``"cd"`` (CD-1), ``"pcd"`` (persistent CD-1), or a
-        provider ``(model, batch, rng) -> ((mean, second), (mean, second))``.
-        ``"sampled"``, ``"annealed"`` and ``"mean_field"`` are reserved for
-        sources still to come and raise ``NotImplementedError`` naming what is
-        missing.
+        ``"exact"``, ``"cd"`` (CD-1), ``"pcd"`` (persistent CD-1),
+        ``"sampled"`` (:class:`SampledStatistics` with its defaults),
+        ``"annealed"`` (:class:`~bmlib.AnnealedStatistics`, the procedure of
+        Ackley, Hinton & Sejnowski 1985), ``"mean_field"``
+        (:class:`~bmlib.MeanFieldStatistics`, the deterministic Boltzmann
+        machine), or a provider ``(model, batch, rng) -> ((mean, second), (mean, second))``.
 
     Returns
     -------
@@ -195,12 +295,14 @@ def resolve_statistics(statistics):
         return ContrastiveDivergence(1)
     if statistics == "pcd":
         return PersistentContrastiveDivergence(1)
-    if statistics in _MISSING:
-        raise NotImplementedError(
-            f"statistics={statistics!r} is not available yet: {_MISSING[statistics]}. "
-            'Use "exact", "cd" or "pcd", or pass a provider(model, batch, rng) -> ((mean, second), (mean, second)).'
-        )
+    if statistics == "sampled":
+        return SampledStatistics()
+    if statistics == "annealed":
+        return AnnealedStatistics()
+    if statistics == "mean_field":
+        return MeanFieldStatistics()
     raise ValueError(
-        'statistics must be "exact", "cd", "pcd" or a provider(model, batch, rng) -> '
+        'statistics must be "exact", "sampled", "annealed", "mean_field", "cd", "pcd" or a '
+        "provider(model, batch, rng) -> "
         f"((mean, second), (mean, second)); got {statistics!r}"
     )

@@ -7,6 +7,10 @@ One update, for every parameter ``theta`` of the model (``W`` and the biases):
     theta   += velocity
 
 where the statistics come from a provider (:mod:`bmlib.learning.statistics`).
+With ``update="sign"`` the step uses only the sign of each component,
+``learning_rate * sign(g)``: the fixed-size weight change of Ackley, Hinton &
+Sejnowski (1985), who moved every weight by 2 in the direction of
+``p+_ij - p-_ij``.
 """
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
-from .._checks import check_bool, check_integer, check_real
+from .._checks import check_bool, check_choice, check_integer, check_real
 from .._random import as_generator
 from .machine import BoltzmannMachine
 from .rbm import RBM
@@ -117,7 +121,7 @@ def _batches(P, batch_size, rng):
 
 
 def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_decay=0.0, batch_size=None,
-          statistics="exact", monitor="auto", progress=True, rng=None):
+          statistics="exact", update="gradient", monitor="auto", progress=True, rng=None):
     """Fit a model to data by gradient ascent on the log-likelihood; the model is updated in place.
 
     Parameters
@@ -139,11 +143,23 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
         Mini-batches are reshuffled every epoch.
     statistics : str or callable
         Where the clamped and free statistics come from: ``"exact"``
-        (enumeration), ``"cd"`` or ``"pcd"`` (RBM only; CD-1 / persistent CD-1),
-        a provider object such as ``ContrastiveDivergence(k=5)``, or any
-        callable ``(model, batch, rng) -> ((mean, second), (mean, second))``.
-        ``"sampled"``, ``"annealed"`` and ``"mean_field"`` are reserved for
-        sources still to come (see :mod:`bmlib.learning.statistics`).
+        (enumeration), ``"sampled"`` (sequential dynamics in both phases,
+        BoltzmannMachine only; see :class:`~bmlib.SampledStatistics`),
+        ``"cd"`` or ``"pcd"`` (RBM only; CD-1 / persistent CD-1),
+        ``"annealed"`` (the two-phase procedure of Ackley, Hinton &
+        Sejnowski 1985; see :class:`~bmlib.AnnealedStatistics`),
+        ``"mean_field"`` (the deterministic Boltzmann machine; see
+        :class:`~bmlib.MeanFieldStatistics`), a provider object such as
+        ``ContrastiveDivergence(k=5)``, or any callable
+        ``(model, batch, rng) -> ((mean, second), (mean, second))``.
+    update : {"gradient", "sign"}
+        ``"gradient"``: step ``learning_rate * g``. ``"sign"``: step
+        ``learning_rate * sign(g)`` in every component (zero where ``g`` is
+        zero, so unconnected weights stay zero): the rule of Ackley, Hinton &
+        Sejnowski (1985), with ``learning_rate=2`` for a machine in bits at
+        ``T = 10``. A fixed step ignores how small (and how noisy) a
+        difference of statistics is; it does not settle at a maximum but
+        keeps stepping around it.
     monitor : str, callable or None
         What to record after every epoch. ``"auto"``: the exact
         log-likelihood where it is cheap (a machine of up to 20 units; an RBM
@@ -183,6 +199,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     weight_decay = check_real(weight_decay, "weight_decay", nonnegative=True)
     batch_size = None if batch_size is None else check_integer(batch_size, "batch_size", minimum=1)
     progress = check_bool(progress, "progress")
+    update = check_choice(update, "update", ("gradient", "sign"))
     provider = resolve_statistics(statistics)
     name, measure = _resolve_monitor(monitor, model)
     gen = as_generator(rng)
@@ -197,6 +214,8 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
                 theta = getattr(model, p)
                 if p in model._decayed and weight_decay:
                     grad = grad - weight_decay * theta
+                if update == "sign":
+                    grad = np.sign(grad)
                 velocity[p] = momentum * velocity[p] + learning_rate * grad
                 setattr(model, p, theta + velocity[p])
         if measure:

@@ -24,3 +24,13 @@ from ._style import (
     state_labels,
 )
 from .energy import plot_descent, plot_energy_landscape, plot_network
+from .ising import plot_coupling_matrices, plot_lattices, plot_phase_transition
+from .learning import plot_moment_match, plot_pixel_images, plot_training_history
+from .partition import plot_log_z_cost, plot_log_z_errors
+from .sampling import (
+    plot_annealing,
+    plot_autocorrelation,
+    plot_convergence,
+    plot_flip_probabilities,
+    plot_sampled_distribution,
+)

@@ -10,6 +10,8 @@ couplings       coupling operators: local fields and energies of a model
 chains          the runner: many chains, burn-in, thinning, clamping, annealing
 diagnostics     autocorrelation time, blocking error bars
 observables     energy, magnetization, susceptibility, specific heat
+transition      the exact transition matrix of a tiny network, distances between
+                distributions, convergence curves
 ==============  ================================================================
 
 The public names are re-exported flat from :mod:`bmlib`.
@@ -20,6 +22,7 @@ from .diagnostics import Estimate, autocorrelation_time, blocking_error, estimat
 from .observables import temperature_scan, thermal_averages
 from .rules import heat_bath, metropolis
 from .schedules import greedy_colouring
+from .transition import convergence_curves, state_frequencies, total_variation, transition_matrix
 
 __all__ = [
     "CouplingOperator",
@@ -30,11 +33,15 @@ __all__ = [
     "anneal",
     "autocorrelation_time",
     "blocking_error",
+    "convergence_curves",
     "estimate",
     "greedy_colouring",
     "heat_bath",
     "metropolis",
     "sample",
+    "state_frequencies",
     "temperature_scan",
     "thermal_averages",
+    "total_variation",
+    "transition_matrix",
 ]

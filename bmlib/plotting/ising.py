@@ -1,0 +1,288 @@
+"""Figures of the chapter "The Ising model": lattices, coupling matrices, the phase transition."""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.ticker import MaxNLocator
+
+from .._checks import _as_real_array, check_integer, check_real, check_states, check_weights
+from ..energy import energy
+from ..ising_exact import (
+    critical_temperature,
+    kaufman_energy_per_spin,
+    kaufman_specific_heat_per_spin,
+    onsager_energy_per_spin,
+    yang_magnetization,
+)
+from ..lattices import square_lattice_couplings
+from ..sampling.couplings import SquareLattice
+from ..sampling.diagnostics import Estimate
+from ._style import _ON_OFF, FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _new_figure, _tidy
+
+#: Blue for negative couplings, white for none, red for positive ones (the book's weight colours).
+_COUPLING_CMAP = LinearSegmentedColormap.from_list("bm_couplings", [NEGATIVE, "#ffffff", POSITIVE])
+
+#: The lattice used for the "large lattice" reference curve of the specific heat.
+_LARGE_L = 512
+
+
+def _lattice_grids(states, shape):
+    """States as spins of shape (k, rows, cols), and (rows, cols)."""
+    arr = _as_real_array(states, "states")
+    if arr.ndim == 3:
+        shape = arr.shape[1:]
+    else:
+        arr = np.atleast_2d(arr)
+        if arr.ndim != 2:
+            raise ValueError(f"states must have shape (n,), (k, n) or (k, rows, cols); got shape {arr.shape}")
+        if shape is None:
+            side = int(round(np.sqrt(arr.shape[1])))
+            if side * side != arr.shape[1]:
+                raise ValueError(
+                    f"states of {arr.shape[1]} spins do not fill a square lattice; pass shape=(rows, cols)"
+                )
+            shape = (side, side)
+    rows = check_integer(shape[0], "shape[0]", minimum=2)
+    cols = check_integer(shape[1], "shape[1]", minimum=2)
+    flat = check_states(arr.reshape(arr.shape[0], -1), rows * cols, "spins", name="states")
+    return flat.reshape(-1, rows, cols), (rows, cols)
+
+
+def _energy_per_spin(grids, J, h):
+    """Energy per spin of each lattice in ``grids`` (k, rows, cols), periodic in both directions."""
+    k, rows, cols = grids.shape
+    flat = grids.reshape(k, -1)
+    if rows % 2 == 0 and cols % 2 == 0:
+        op = SquareLattice(rows, cols, J=J, h=h)
+        return op.energy(op.start(flat.astype(np.int8))) / (rows * cols)
+    W = square_lattice_couplings(rows, cols, J)
+    return energy(flat, W, np.full(rows * cols, h)) / (rows * cols)
+
+
+def _draw_lattice(ax, grid, title=None):
+    """One lattice as an image: dark for +1, white for -1, no ticks."""
+    ax.imshow(grid == 1, cmap=_ON_OFF, vmin=0, vmax=1, interpolation="nearest")
+    ax.set(xticks=[], yticks=[])
+    for spine in ax.spines.values():
+        spine.set(color=NEUTRAL, lw=0.8)
+    if title is not None:
+        ax.set_title(title, fontsize=FONT_SIZE)
+
+
+def _draw_coupling_matrix(ax, W, title=None, limit=None):
+    """W as an image, blue (negative) through white (zero) to red (positive)."""
+    limit = limit or max(float(np.abs(W).max()), 1e-12)
+    image = ax.imshow(W, cmap=_COUPLING_CMAP, vmin=-limit, vmax=limit, interpolation="nearest")
+    n = W.shape[0]
+    ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(4, integer=True))
+    ax.set_xlabel("unit j", fontsize=FONT_SIZE)
+    ax.set_ylabel("unit i", fontsize=FONT_SIZE)
+    ax.tick_params(labelsize=FONT_SIZE - 1)
+    if title is not None:
+        ax.set_title(title, fontsize=FONT_SIZE)
+    ax.set(xlim=(-0.5, n - 0.5), ylim=(n - 0.5, -0.5))
+    return image
+
+
+def _reference_curves(ax_m, ax_e, L, J, T_grid, finite=True):
+    """Yang's |m| and Onsager's e for the infinite lattice, Kaufman's e for the L x L torus, and T_c."""
+    Tc = critical_temperature(J)
+    ax_m.plot(T_grid, yang_magnetization(T_grid, J), "--", color=NEUTRAL, lw=1.5,
+              label="Yang (infinite lattice)")
+    ax_e.plot(T_grid, onsager_energy_per_spin(T_grid, J), "--", color=NEUTRAL, lw=1.5,
+              label="Onsager (infinite lattice)")
+    if finite:
+        ax_e.plot(T_grid, kaufman_energy_per_spin(L, L, T_grid, J), color=HIGHLIGHT, lw=1.5,
+                  label=f"Kaufman ({L} x {L}, exact)")
+    for ax in (ax_m, ax_e):
+        ax.axvline(Tc, color=NEUTRAL, lw=0.8, ls=":")
+        ax.set_xlim(T_grid[0], T_grid[-1])
+        _tidy(ax)
+    ax_m.set_ylabel("|m|, magnetization per spin", fontsize=FONT_SIZE)
+    ax_e.set_ylabel("e = E / N, energy per spin", fontsize=FONT_SIZE)
+
+
+def _draw_phase_transition(fig, temperatures, scan, L, J):
+    """|m|, e, c and tau against T: measured points with error bars over the exact curves."""
+    axes = fig.subplots(2, 2, sharex=True)
+    (ax_m, ax_e), (ax_c, ax_tau) = axes
+    T = np.asarray(temperatures, dtype=float)
+    span = T.max() - T.min()
+    T_grid = np.linspace(max(T.min() - 0.05 * span, 0.05 * J), T.max() + 0.05 * span, 400)
+    Tc = critical_temperature(J)
+    _reference_curves(ax_m, ax_e, L, J, T_grid)
+    ax_c.plot(T_grid, kaufman_specific_heat_per_spin(_LARGE_L, _LARGE_L, T_grid, J), "--", color=NEUTRAL, lw=1.5,
+              label=f"Kaufman ({_LARGE_L} x {_LARGE_L}, exact)")
+    ax_c.plot(T_grid, kaufman_specific_heat_per_spin(L, L, T_grid, J), color=HIGHLIGHT, lw=1.5,
+              label=f"Kaufman ({L} x {L}, exact)")
+    style = dict(fmt="o", color=UNIT_ON, ms=3.5, capsize=2, elinewidth=1, zorder=3,
+                 label=f"Monte Carlo ({L} x {L})")
+    for ax, name in ((ax_m, "abs_magnetization"), (ax_e, "energy_per_unit"), (ax_c, "specific_heat")):
+        ax.errorbar(T, scan[name].value, yerr=scan[name].error, **style)
+    ax_c.axvline(Tc, color=NEUTRAL, lw=0.8, ls=":")
+    ax_c.set_ylabel("c, specific heat per spin", fontsize=FONT_SIZE)
+    ax_c.set_ylim(0, None)
+    for name, marker, label in (("abs_magnetization", "o-", "of |m|"), ("energy_per_unit", "s-", "of e")):
+        ax_tau.plot(T, scan[name].tau, marker, color=UNIT_ON if name == "abs_magnetization" else NEUTRAL,
+                    ms=3.5, lw=1, label=label)
+    ax_tau.axvline(Tc, color=NEUTRAL, lw=0.8, ls=":")
+    ax_tau.set_ylabel("autocorrelation time (sweeps)", fontsize=FONT_SIZE)
+    ax_tau.set_ylim(0, None)
+    for ax in (ax_c, ax_tau):
+        ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
+        _tidy(ax)
+    ax_m.text(Tc, 1.02, " $T_c$", transform=ax_m.get_xaxis_transform(), fontsize=FONT_SIZE, color=NEUTRAL)
+    for ax in axes.ravel():
+        ax.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="best")
+    return axes
+
+
+def plot_lattices(states, labels=None, shape=None, J=1.0, h=0.0):
+    """Spin configurations of a square lattice, side by side, with their energy and magnetization.
+
+    Each panel shows one state as an image (dark +1, white -1), titled with
+    its label and its energy per spin ``e = E / N`` and magnetization per
+    spin ``m = sum_i s_i / N`` on the periodic lattice. Explained in the
+    chapter "The Ising model".
+
+    Parameters
+    ----------
+    states : array_like of shape (k, rows * cols) or (k, rows, cols)
+        Spins (+-1); a flat state lists site ``(r, c)`` as unit ``r * cols + c``.
+    labels : sequence of str of length k, optional
+        A first title line for each panel (e.g. the temperature).
+    shape : (int, int), optional
+        ``(rows, cols)`` for flat states (default: a square).
+    J, h : float
+        Coupling and field used for the energy in the titles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With ``k`` axes, one image each.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> up, stripes = np.ones(16), np.repeat([1, -1, 1, -1], 4)
+    >>> fig = plot_lattices([up, stripes], labels=["all up", "stripes"])
+    >>> [ax.get_title() for ax in fig.axes]
+    ['all up\\ne = -2.00, m = 1.00', 'stripes\\ne = 0.00, m = 0.00']
+    >>> plt.close(fig)
+    """
+    grids, (rows, cols) = _lattice_grids(states, shape)
+    J, h = check_real(J, "J"), check_real(h, "h")
+    k = grids.shape[0]
+    if labels is not None and len(labels) != k:
+        raise ValueError(f"labels must have one entry per state ({k}); got {len(labels)}")
+    e = _energy_per_spin(grids, J, h)
+    m = grids.reshape(k, -1).mean(axis=1)
+    fig = _new_figure((min(2.0 * k, 10.0) + 0.2, min(2.0, 10.0 / k) * rows / cols + 0.6))
+    axes = np.atleast_1d(fig.subplots(1, k))
+    for i, ax in enumerate(axes):
+        first = f"{labels[i]}\n" if labels is not None else ""
+        _draw_lattice(ax, grids[i], f"{first}e = {e[i] + 0.0:.2f}, m = {m[i] + 0.0:.2f}")
+    return fig
+
+
+def plot_coupling_matrices(matrices, titles=None):
+    """Coupling matrices ``W`` side by side: red positive, blue negative, white zero.
+
+    Each panel has its own colour scale, symmetric about zero (couplings of
+    different models can differ in size by a lot: an SK model's are of
+    order ``1 / sqrt(n)``), with its colour bar. Explained in the chapter
+    "The Ising model".
+
+    Parameters
+    ----------
+    matrices : sequence of array_like, each of shape (n, n)
+        Symmetric couplings with zero diagonal (sizes may differ).
+    titles : sequence of str, optional
+        One title per matrix.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With one image axes per matrix, followed by their colour bars.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import bmlib as bm
+    >>> fig = plot_coupling_matrices([bm.chain_couplings(6), bm.sk_couplings(6, rng=0)], ["ring", "SK"])
+    >>> [ax.get_title() for ax in fig.axes[:2]]
+    ['ring', 'SK']
+    >>> plt.close(fig)
+    """
+    Ws = [check_weights(W, f"matrices[{i}]") for i, W in enumerate(matrices)]
+    if not Ws:
+        raise ValueError("matrices must hold at least one coupling matrix")
+    if titles is not None and len(titles) != len(Ws):
+        raise ValueError(f"titles must have one entry per matrix ({len(Ws)}); got {len(titles)}")
+    fig = _new_figure((3.7 * len(Ws), 3.3))
+    axes = np.atleast_1d(fig.subplots(1, len(Ws)))
+    images = [_draw_coupling_matrix(ax, W, None if titles is None else titles[i]) for i, (ax, W) in
+              enumerate(zip(axes, Ws))]
+    for ax, image in zip(axes, images):
+        bar = fig.colorbar(image, ax=ax, shrink=0.8)
+        bar.ax.tick_params(labelsize=FONT_SIZE - 1)
+        bar.set_label("$w_{ij}$", fontsize=FONT_SIZE)
+    return fig
+
+
+def plot_phase_transition(temperatures, scan, L, J=1.0):
+    """The phase transition of the square-lattice Ising model: Monte Carlo against the exact results.
+
+    Four panels against the temperature: the mean absolute magnetization
+    ``<|m|>`` with Yang's spontaneous magnetization; the energy per spin with
+    Onsager's curve (infinite lattice) and Kaufman's (the simulated
+    ``L x L`` torus); the specific heat per spin with Kaufman's curves for
+    ``L x L`` and a 512 x 512 torus; and the autocorrelation times of ``|m|``
+    and ``e``. The dotted line is ``T_c``. Explained in the chapter
+    "The Ising model".
+
+    Parameters
+    ----------
+    temperatures : array_like of shape (n_T,)
+        The temperatures of the scan.
+    scan : dict of str to Estimate
+        The result of :func:`~bmlib.temperature_scan` on ``SquareLattice(L)``
+        at these temperatures (each value, error and tau of shape (n_T,)).
+    L : int
+        Side of the simulated (periodic) lattice.
+    J : float
+        Coupling, > 0.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With four axes: ``|m|``, ``e``, ``c``, ``tau``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import bmlib as bm
+    >>> T = [2.0, 2.5]
+    >>> scan = bm.temperature_scan(bm.SquareLattice(8), None, T, n_samples=100, n_chains=2, rng=0)
+    >>> fig = plot_phase_transition(T, scan, L=8)
+    >>> len(fig.axes)
+    4
+    >>> plt.close(fig)
+    """
+    T = _as_real_array(temperatures, "temperatures")
+    if T.ndim != 1 or T.size == 0:
+        raise ValueError(f"temperatures must be a non-empty 1-D sequence; got shape {T.shape}")
+    L = check_integer(L, "L", minimum=2)
+    J = check_real(J, "J", positive=True)
+    needed = ("abs_magnetization", "energy_per_unit", "specific_heat")
+    for name in needed:
+        if name not in scan or not isinstance(scan[name], Estimate):
+            raise ValueError(f"scan must be the dict returned by bm.temperature_scan; it has no Estimate {name!r}")
+        if np.shape(scan[name].value) != T.shape:
+            raise ValueError(
+                f"scan[{name!r}] has {np.size(scan[name].value)} values but there are {T.size} temperatures"
+            )
+    fig = _new_figure((8.0, 5.6))
+    _draw_phase_transition(fig, T, scan, L, J)
+    return fig

@@ -1,0 +1,247 @@
+"""The widget of the chapter "The Ising model": a temperature slider over a running lattice."""
+from __future__ import annotations
+
+from io import BytesIO
+
+import ipywidgets
+import numpy as np
+import PIL.Image
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .._checks import check_choice, check_integer, check_real, check_temperature
+from .._random import as_generator
+from ..ising_exact import critical_temperature
+from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON
+from ..plotting.ising import _draw_lattice, _reference_curves
+from ..sampling.chains import sample
+from ..sampling.couplings import SquareLattice
+from ._base import FigureWidget
+
+#: Range of the temperature slider, in units of J.
+T_RANGE = (0.5, 4.0)
+#: Batches remembered (and drawn as a trail) next to the exact curves.
+HISTORY = 40
+#: Largest side the widget accepts: above it one step takes longer than 100 ms.
+MAX_WIDGET_SIDE = 64
+
+
+class IsingWidget(FigureWidget):
+    """A square-lattice Ising model that keeps running while you move the temperature.
+
+    Build it with :func:`ising_widget`. Each change of ``T`` (or a press of
+    "run more") continues the chain from its current state for
+    ``sweeps`` heat-bath sweeps at the new temperature, then shows the
+    lattice and the averages of ``e`` and ``|m|`` over those sweeps as a
+    point next to the exact curves. The state, the generator and the
+    history are kept, so the same actions from the same seed give the same
+    pictures.
+    """
+
+    figsize = (9.0, 4.0)
+
+    def __init__(self, L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0):
+        self.L = check_integer(L, "L", minimum=4, maximum=MAX_WIDGET_SIDE)
+        if self.L % 2:
+            raise ValueError(f"L must be even (the checkerboard layout of SquareLattice); got {self.L}")
+        self.J = check_real(J, "J", positive=True)
+        T = check_temperature(T)
+        lo, hi = T_RANGE[0] * self.J, T_RANGE[1] * self.J
+        if not lo <= T <= hi:
+            raise ValueError(f"T must be between {lo:g} and {hi:g} (the slider's range); got {T!r}")
+        self.sweeps_per_step = check_integer(sweeps, "sweeps", minimum=1)
+        self._initial = check_choice(initial, "initial", ("random", "up"))
+        self._seed = rng
+        self._canvas = None  # the persistent figure, built on the first render (see _render_png)
+        self._lattice = SquareLattice(self.L, J=self.J)
+        # The exact curves depend only on L and J: computed once, drawn on every update.
+        self._T_grid = np.linspace(lo, hi, 200)
+        self.temperature = ipywidgets.FloatSlider(value=T, min=lo, max=hi, step=0.05 * self.J,
+                                                  readout_format=".2f", description="T",
+                                                  continuous_update=False)
+        self.run_button = ipywidgets.Button(description=f"run {self.sweeps_per_step} more sweeps")
+        self.random_button = ipywidgets.Button(description="restart: random")
+        self.up_button = ipywidgets.Button(description="restart: all up")
+        self.temperature.observe(self._set_temperature, names="value")
+        self.run_button.on_click(self.run)
+        self.random_button.on_click(lambda button: self.restart("random"))
+        self.up_button.on_click(lambda button: self.restart("up"))
+        self._start(self._initial, T, as_generator(rng))
+        super().__init__([ipywidgets.HBox([self.temperature, self.run_button]),
+                          ipywidgets.HBox([self.random_button, self.up_button])])
+
+    # --- the chain ---------------------------------------------------------
+
+    def _start(self, initial, T, rng):
+        self._rng = rng
+        n = self.L * self.L
+        if initial == "up":
+            self._state = np.ones((1, n), dtype=np.int8)
+        else:
+            self._state = np.where(self._rng.random((1, n)) < 0.5, 1, -1).astype(np.int8)
+        self._start_kind = initial
+        self._T = T
+        self._total_sweeps = 0
+        self._history = []  # (T, mean e, mean |m|) per batch
+        self._advance()
+
+    def _advance(self):
+        """Run one batch of sweeps at the current T from the current state; record its averages."""
+        result = sample(self._lattice, T=self._T, n_samples=self.sweeps_per_step, burn_in=0, initial=self._state,
+                        rng=self._rng)
+        self._state = result.final_state
+        n = self.L * self.L
+        e = float(result.energies.mean()) / n
+        m = float(np.abs(result.samples.mean(axis=2, dtype=float)).mean())
+        self._total_sweeps += self.sweeps_per_step
+        self._history = (self._history + [(self._T, e, m)])[-HISTORY:]
+
+    @property
+    def T(self):
+        """The temperature of the latest batch."""
+        return self._T
+
+    @property
+    def state(self):
+        """The current lattice, a copy of shape (L, L) with spins +-1."""
+        return self._state.reshape(self.L, self.L).copy()
+
+    @property
+    def history(self):
+        """Per batch (oldest first, at most the last 40): ``(T, mean e, mean |m|)``, shape (k, 3)."""
+        return np.array(self._history)
+
+    # --- controls ----------------------------------------------------------
+
+    def _set_temperature(self, change):
+        self._T = float(change["new"])
+        self._advance()
+        self._refresh()
+
+    def run(self, button=None):
+        """Run another batch of sweeps at the current temperature."""
+        self._advance()
+        self._refresh()
+
+    def restart(self, initial="random"):
+        """Start a new chain ("random" or "up") at the current temperature, the generator re-seeded from ``rng``."""
+        initial = check_choice(initial, "initial", ("random", "up"))
+        self._start(initial, self._T, as_generator(self._seed))
+        self._refresh()
+
+    # --- picture -----------------------------------------------------------
+
+    def _describe(self):
+        return (f"IsingWidget: {self.L} x {self.L} periodic lattice, J = {self.J:g}, T = {self._T:.2f}, "
+                f"{self.sweeps_per_step} heat-bath sweeps per step; run the notebook live to move T")
+
+    def _layout(self, fig, animated):
+        """Axes, exact curves and labels (static), and the artists that change (returned)."""
+        grid = fig.add_gridspec(2, 2, width_ratios=[1.05, 1.0], left=0.02, right=0.98, top=0.86, bottom=0.12,
+                                wspace=0.28, hspace=0.12)
+        ax_lattice = fig.add_subplot(grid[:, 0])
+        ax_m = fig.add_subplot(grid[0, 1])
+        ax_e = fig.add_subplot(grid[1, 1], sharex=ax_m)
+        _draw_lattice(ax_lattice, self.state, "")
+        _reference_curves(ax_m, ax_e, self.L, self.J, self._T_grid)
+        ax_m.set_ylim(-0.03, 1.05)
+        ax_e.set_ylim(-2.05 * self.J, 0.02)
+        ax_m.tick_params(labelbottom=False)
+        ax_e.set_xlabel("temperature T", fontsize=FONT_SIZE)
+        ax_m.set_ylabel("|m| per spin", fontsize=FONT_SIZE)
+        ax_e.set_ylabel("e = E / N", fontsize=FONT_SIZE)
+        ax_m.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="upper right")
+        ax_e.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="lower right")
+        ax_m.text(0.01, 0.04, "grey: earlier steps, orange: now", color=NEUTRAL, fontsize=FONT_SIZE - 2,
+                  transform=ax_m.transAxes)
+        dynamic = {
+            "lattice": ax_lattice.images[0],
+            "title": ax_lattice.title,
+            "past_m": ax_m.plot([], [], "o", color=UNIT_ON, alpha=0.35, ms=4)[0],
+            "past_e": ax_e.plot([], [], "o", color=UNIT_ON, alpha=0.35, ms=4)[0],
+            "now_m": ax_m.plot([], [], "o", color=HIGHLIGHT, mec=UNIT_ON, ms=8, zorder=4)[0],
+            "now_e": ax_e.plot([], [], "o", color=HIGHLIGHT, mec=UNIT_ON, ms=8, zorder=4)[0],
+        }
+        # The frame goes on top of the lattice image, so it changes with it.
+        dynamic.update({f"spine {side}": spine for side, spine in ax_lattice.spines.items()})
+        for artist in dynamic.values():
+            artist.set_animated(animated)
+        return dynamic
+
+    def _update(self, dynamic):
+        """Put the current lattice, title and points into the changing artists."""
+        T, e, m = self._history[-1]
+        past = np.array(self._history[:-1]).reshape(-1, 3)
+        start = "random" if self._start_kind == "random" else "all up"
+        dynamic["lattice"].set_data(self.state == 1)
+        dynamic["title"].set_text(f"T = {T:.2f} (T/T_c = {T / critical_temperature(self.J):.2f}), "
+                                  f"{self._total_sweeps} sweeps from {start}\n"
+                                  f"last {self.sweeps_per_step} sweeps: e = {e:.3f}, |m| = {m:.3f}")
+        dynamic["past_m"].set_data(past[:, 0], past[:, 2])
+        dynamic["past_e"].set_data(past[:, 0], past[:, 1])
+        dynamic["now_m"].set_data([T], [m])
+        dynamic["now_e"].set_data([T], [e])
+
+    def _draw(self, fig):
+        self._update(self._layout(fig, animated=False))
+
+    def _render_png(self):
+        # Only the lattice, its title and the points change from one step to the next. The rest
+        # (axes, ticks, curves, legends: most of the text, and text is what costs) is drawn once
+        # into a background; each step restores it and draws the changing artists on top.
+        if self._canvas is None:
+            fig = Figure(figsize=self.figsize, dpi=self.dpi)
+            self._canvas = FigureCanvasAgg(fig)
+            self._dynamic = self._layout(fig, animated=True)
+            self._canvas.draw()
+            self._background = self._canvas.copy_from_bbox(fig.bbox)
+        self._update(self._dynamic)
+        self._canvas.restore_region(self._background)
+        for artist in self._dynamic.values():
+            self._canvas.figure.draw_artist(artist)
+        rgb = np.asarray(self._canvas.buffer_rgba())[..., :3]
+        buffer = BytesIO()
+        PIL.Image.fromarray(rgb).save(buffer, format="png", compress_level=1)
+        return buffer.getvalue()
+
+
+def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0):
+    """A running square-lattice Ising model with a temperature slider.
+
+    Left: the ``L x L`` periodic lattice (dark +1, white -1). Right: the
+    mean ``|m|`` and energy per spin of each batch of ``sweeps`` heat-bath
+    sweeps (checkerboard), as points next to Yang's and Onsager's curves
+    for the infinite lattice and Kaufman's exact energy for this ``L``.
+    Moving ``T`` continues the chain from where it is, like a slowly
+    heated or cooled magnet; the buttons run more sweeps or restart from a
+    random or an all-up lattice. Explained in the chapter "The Ising model".
+
+    Parameters
+    ----------
+    L : int
+        Side of the lattice, even, ``4 <= L <= 64``.
+    T : float
+        Starting temperature, between ``0.5 J`` and ``4 J``.
+    J : float
+        Coupling, > 0.
+    sweeps : int
+        Sweeps run after each change, >= 1.
+    initial : {"random", "up"}
+        Starting lattice.
+    rng : None, int or numpy.random.Generator
+        Seed of the chain (default 0, so the first picture is always the same).
+
+    Returns
+    -------
+    IsingWidget
+
+    Examples
+    --------
+    >>> w = ising_widget(L=16, T=3.0, sweeps=10)
+    >>> w.temperature.value = 1.5
+    >>> w.history.shape, w.state.shape
+    ((2, 3), (16, 16))
+    >>> w.figure_png()[:4]
+    b'\\x89PNG'
+    """
+    return IsingWidget(L, T, J, sweeps, initial, rng)

@@ -1,0 +1,271 @@
+"""The Ising chapter's figures, widget and self-check: structure, numbers drawn, static fallback, diagnoses."""
+import base64
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.image import AxesImage
+
+import bmlib as bm
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def is_png(data):
+    return data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- plot_lattices ----------------------------------------------------------
+
+def test_plot_lattices_titles_give_energy_and_magnetization(rng):
+    states = rng.choice([-1, 1], size=(3, 6 * 8))
+    fig = bm.plot_lattices(states, labels=["a", "b", "c"], shape=(6, 8), J=0.5, h=0.25)
+    assert len(fig.axes) == 3
+    W, b = bm.square_lattice_couplings(6, 8, J=0.5), np.full(48, 0.25)
+    for ax, s, label in zip(fig.axes, states, "abc"):
+        image = ax.get_images()[0]
+        np.testing.assert_array_equal(image.get_array(), s.reshape(6, 8) == 1)
+        first, second = ax.get_title().split("\n")
+        assert first == label
+        assert second == f"e = {bm.energy(s, W, b) / 48 + 0.0:.2f}, m = {s.mean() + 0.0:.2f}"
+
+
+def test_plot_lattices_accepts_grids_and_odd_sides():
+    grid = np.array([[1, -1, 1], [1, 1, 1], [-1, -1, 1]])
+    fig = bm.plot_lattices(grid[None])
+    E = bm.energy(grid.ravel(), bm.square_lattice_couplings(3))
+    assert fig.axes[0].get_title() == f"e = {E / 9:.2f}, m = {grid.mean():.2f}"
+
+
+def test_plot_lattices_checks_its_arguments():
+    with pytest.raises(ValueError, match="square lattice"):
+        bm.plot_lattices(np.ones((1, 12)))
+    with pytest.raises(ValueError, match="one entry per state"):
+        bm.plot_lattices(np.ones((2, 16)), labels=["only one"])
+    with pytest.raises(ValueError, match="spins"):
+        bm.plot_lattices(np.zeros((1, 16)))
+
+
+# --- plot_coupling_matrices -------------------------------------------------
+
+def test_plot_coupling_matrices_draws_each_matrix_on_a_symmetric_scale():
+    W_ring, W_sk = bm.chain_couplings(5, J=-1.0), bm.sk_couplings(7, rng=0)
+    fig = bm.plot_coupling_matrices([W_ring, W_sk], ["ring", "SK"])
+    images = [ax.get_images()[0] for ax in fig.axes if ax.get_images()]
+    assert len(images) == 2 and len(fig.axes) == 4  # two matrices, two colour bars
+    for image, W in zip(images, (W_ring, W_sk)):
+        np.testing.assert_array_equal(image.get_array(), W)
+        low, high = image.get_clim()
+        assert low == -high == -np.abs(W).max()
+
+
+def test_plot_coupling_matrices_checks_its_arguments():
+    with pytest.raises(ValueError, match="symmetric"):
+        bm.plot_coupling_matrices([[[0, 1], [0, 0]]])
+    with pytest.raises(ValueError, match="at least one"):
+        bm.plot_coupling_matrices([])
+    with pytest.raises(ValueError, match="one entry per matrix"):
+        bm.plot_coupling_matrices([bm.chain_couplings(3)], ["a", "b"])
+
+
+# --- plot_phase_transition --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_scan():
+    T = np.array([1.8, 2.3, 3.0])
+    return T, bm.temperature_scan(bm.SquareLattice(8), None, T, n_samples=200, n_chains=4, burn_in=50,
+                                  initial=np.ones(64), rng=0)
+
+
+def test_plot_phase_transition_draws_points_and_exact_curves(small_scan):
+    T, scan = small_scan
+    fig = bm.plot_phase_transition(T, scan, L=8)
+    ax_m, ax_e, ax_c, ax_tau = fig.axes
+    for ax, name in ((ax_m, "abs_magnetization"), (ax_e, "energy_per_unit"), (ax_c, "specific_heat")):
+        (points,) = ax.containers
+        np.testing.assert_allclose(points.lines[0].get_ydata(), scan[name].value)
+    # Kaufman's curve for the simulated size is drawn on the energy panel, Yang's on |m|.
+    kaufman = [line for line in ax_e.lines if "Kaufman (8 x 8" in str(line.get_label())]
+    x, y = kaufman[0].get_data()
+    np.testing.assert_allclose(y, bm.kaufman_energy_per_spin(8, 8, x))
+    yang = [line for line in ax_m.lines if "Yang" in str(line.get_label())]
+    np.testing.assert_allclose(yang[0].get_ydata(), bm.yang_magnetization(yang[0].get_xdata()))
+    np.testing.assert_allclose(ax_tau.lines[0].get_ydata(), scan["abs_magnetization"].tau)
+
+
+def test_plot_phase_transition_checks_its_arguments(small_scan):
+    T, scan = small_scan
+    with pytest.raises(ValueError, match="has 3 values but there are 4 temperatures"):
+        bm.plot_phase_transition(T[:2].tolist() + [4.0, 5.0], scan, L=8)
+    with pytest.raises(ValueError, match="temperature_scan"):
+        bm.plot_phase_transition(T, {"energy_per_unit": scan["energy_per_unit"]}, L=8)
+
+
+# --- the widget -------------------------------------------------------------
+
+def test_ising_widget_mimebundle_has_png_and_stable_text():
+    widget = bm.ising_widget(L=16, sweeps=5)
+    bundle = widget._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    png = base64.b64decode(bundle["image/png"])
+    assert is_png(png) and png == widget.figure_png()
+    text = bundle["text/plain"]
+    assert text == bm.ising_widget(L=16, sweeps=5)._repr_mimebundle_()["text/plain"]
+    assert text.startswith("IsingWidget: 16 x 16 periodic lattice") and "0x" not in text
+
+
+def test_ising_widget_default_picture_is_reproducible():
+    assert bm.ising_widget(L=16, sweeps=5).figure_png() == bm.ising_widget(L=16, sweeps=5).figure_png()
+    assert bm.ising_widget(L=16, sweeps=5, rng=1).figure_png() != bm.ising_widget(L=16, sweeps=5).figure_png()
+
+
+def test_temperature_slider_continues_the_chain_and_changes_the_picture():
+    widget = bm.ising_widget(L=16, T=3.0, sweeps=20)
+    before, state = widget.figure_png(), widget.state
+    widget.temperature.value = 1.0
+    assert widget.T == 1.0
+    history = widget.history
+    assert history.shape == (2, 3) and history[-1, 0] == 1.0
+    assert widget.figure_png() != before and is_png(widget.figure_png())
+    assert not np.array_equal(widget.state, state)
+    # The recorded averages are those of the lattice's own energy and magnetization.
+    assert -2.0 <= history[-1, 1] <= 0.0 and 0.0 <= history[-1, 2] <= 1.0
+
+
+def test_widget_averages_match_a_direct_run():
+    # The same seed and the same sweeps as bm.sample from the same start: the same averages.
+    widget = bm.ising_widget(L=8, T=2.0, sweeps=30, initial="up", rng=5)
+    result = bm.sample(bm.SquareLattice(8), T=2.0, n_samples=30, burn_in=0, initial=np.ones(64), rng=5)
+    _, e, m = widget.history[0]
+    assert e == pytest.approx(result.energies.mean() / 64)
+    assert m == pytest.approx(np.abs(result.samples.mean(axis=2)).mean())
+    np.testing.assert_array_equal(widget.state.ravel(), result.final_state[0])
+
+
+def test_run_and_restart_buttons():
+    widget = bm.ising_widget(L=16, T=1.5, sweeps=10)
+    first = widget.figure_png()
+    widget.run_button.click()
+    assert widget.history.shape == (2, 3) and widget.figure_png() != first
+    widget.up_button.click()
+    assert widget.history.shape == (1, 3) and widget.history[0, 2] > 0.9
+    widget.random_button.click()
+    assert widget.history.shape == (1, 3)
+    assert widget.figure_png() == first  # same seed, same start, same temperature
+
+
+def test_history_is_bounded():
+    widget = bm.ising_widget(L=8, sweeps=1)
+    for _ in range(60):
+        widget.run()
+    assert widget.history.shape == (40, 3)
+
+
+def test_fresh_draw_matches_the_widget_layout():
+    from matplotlib.figure import Figure
+
+    widget = bm.ising_widget(L=16, sweeps=5)
+    fig = Figure()
+    widget._draw(fig)
+    lattice_ax = fig.axes[0]
+    (image,) = [a for a in lattice_ax.get_children() if isinstance(a, AxesImage)]
+    np.testing.assert_array_equal(image.get_array(), widget.state == 1)
+    assert len(fig.axes) == 3
+
+
+def test_widget_updates_do_not_touch_pyplot():
+    widget = bm.ising_widget(L=16, sweeps=5)
+    open_before = plt.get_fignums()
+    widget.temperature.value = 2.0
+    assert plt.get_fignums() == open_before
+
+
+def test_ising_widget_checks_its_arguments():
+    with pytest.raises(ValueError, match="even"):
+        bm.ising_widget(L=15)
+    with pytest.raises(ValueError, match="between"):
+        bm.ising_widget(T=10.0)
+    with pytest.raises(ValueError, match="<= 64"):
+        bm.ising_widget(L=128)
+    with pytest.raises(ValueError, match="initial"):
+        bm.ising_widget(initial="down")
+
+
+# --- the self-check ---------------------------------------------------------
+
+def roll_energy(grid, J, h):
+    return -J * (grid * np.roll(grid, -1, 0) + grid * np.roll(grid, -1, 1)).sum() - h * grid.sum()
+
+
+def loop_energy(grid, J, h):  # a correct draft with loops and modular indices
+    rows, cols = grid.shape
+    E = 0.0
+    for r in range(rows):
+        for c in range(cols):
+            E -= J * grid[r, c] * (grid[r, (c + 1) % cols] + grid[(r + 1) % rows, c]) + h * grid[r, c]
+    return E
+
+
+def four_neighbours(grid):
+    return np.roll(grid, 1, 0) + np.roll(grid, -1, 0) + np.roll(grid, 1, 1) + np.roll(grid, -1, 1)
+
+
+def run(func, capsys):
+    result = bm.check_lattice_energy(func)
+    return result, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("func", [roll_energy, loop_energy])
+def test_lattice_checker_accepts_correct_versions(func, capsys):
+    ok, out = run(func, capsys)
+    assert ok and "Well done" in out
+
+
+@pytest.mark.parametrize("func, words", [
+    (lambda g, J, h: -J * ((g[:, :-1] * g[:, 1:]).sum() + (g[:-1] * g[1:]).sum()) - h * g.sum(),
+     ["wrap-around bonds are missing", "np.roll"]),
+    (lambda g, J, h: -J * (g * four_neighbours(g)).sum() - h * g.sum(), ["counted twice", "1/2"]),
+    (lambda g, J, h: -0.5 * J * (g * np.roll(g, -1, 0) + g * np.roll(g, -1, 1)).sum() - h * g.sum(),
+     ["half", "no factor 1/2"]),
+    (lambda g, J, h: -J * (g * np.roll(g, -1, 1)).sum() - h * g.sum(), ["Only the horizontal"]),
+    (lambda g, J, h: -J * (g * np.roll(g, -1, 0)).sum() - h * g.sum(), ["Only the vertical"]),
+    (lambda g, J, h: roll_energy(g, J, 0.0), ["field term", "missing"]),
+    (lambda g, J, h: roll_energy(g, J, -h), ["field term has the wrong sign"]),
+    (lambda g, J, h: roll_energy(g, -J, h), ["bond term has the wrong sign"]),
+    (lambda g, J, h: -roll_energy(g, J, h), ["overall sign"]),
+    (lambda g, J, h: roll_energy(g, 1.0, h), ["J is not used"]),
+    (lambda g, J, h: roll_energy(g, J, h) / g.size, ["energy per spin"]),
+])
+def test_lattice_checker_names_the_mistake(func, words, capsys):
+    ok, out = run(func, capsys)
+    assert not ok
+    assert "expected E =" in out and "Input" in out
+    for word in words:
+        assert word in out
+
+
+def test_lattice_checker_reports_errors_shapes_and_missing_returns(capsys):
+    ok, out = run(lambda g, J, h: g[10, 10], capsys)
+    assert not ok and "IndexError" in out
+    ok, out = run(lambda g, J, h: g * J, capsys)
+    assert not ok and "single number" in out
+    ok, out = run(lambda g, J, h: None, capsys)
+    assert not ok and "return statement" in out
+    ok, out = run(lambda g, J, h: 0.0, capsys)
+    assert not ok and "do not fit a simple pattern" in out
+
+
+def test_lattice_checker_is_deterministic_and_keeps_its_inputs(capsys):
+    outputs = {run(lambda g, J, h: roll_energy(g, J, 0.0), capsys)[1] for _ in range(2)}
+    assert len(outputs) == 1
+
+    def vandal(grid, J, h):
+        grid[:] = 1
+        return roll_energy(grid, J, h)
+
+    run(vandal, capsys)
+    assert run(roll_energy, capsys)[0]
