@@ -57,8 +57,8 @@ symmetry problems.
 
 Usage::
 
-    python benchmarks/encoder_424.py            # 20 seeds per method, a few minutes
-    python benchmarks/encoder_424.py --quick    # 3 seeds, at most 300 cycles: a few seconds
+    python benchmarks/encoder_424.py            # 20 seeds per method, about six minutes
+    python benchmarks/encoder_424.py --quick    # 3 seeds, at most 300 cycles, about ten seconds
 """
 from __future__ import annotations
 
@@ -114,8 +114,9 @@ def _solved(report, directions):
 
 def run_one(method, seed, max_cycles, hold):
     """Train one machine from ``seed`` until it is solved (then ``hold`` more cycles) or ``max_cycles``."""
-    machine = bm.BoltzmannMachine(2 * N_GROUP, N_HIDDEN, mask=bm.encoder_mask(N_GROUP, N_HIDDEN, hidden_connected=False),
-                                  units="bits", T=T, init_scale=method.init_scale, rng=np.random.default_rng([seed, 0]))
+    mask = bm.encoder_mask(N_GROUP, N_HIDDEN, hidden_connected=False)
+    machine = bm.BoltzmannMachine(2 * N_GROUP, N_HIDDEN, mask=mask, units="bits", T=T, init_scale=method.init_scale,
+                                  rng=np.random.default_rng([seed, 0]))
     data = bm.encoder_patterns(N_GROUP, "bits")
     provider = method.make_provider()
     gen = np.random.default_rng([seed, 1])

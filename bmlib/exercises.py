@@ -1041,3 +1041,373 @@ def _diagnose_mean_field(got, parts, T):
     elif not near(d, 1):
         found.append(f"The entropy term is {d:.3g} times what it should be.")
     return " ".join(found)
+
+
+# --- the hidden units' conditional probability in an RBM (chapter "Hidden units") ---------------------
+
+
+def _rbm_cases():
+    """(v, W, c, T) for RBMs in bits: square W first (a transposed W then gives numbers, not an error)."""
+    rng = np.random.default_rng(_SEED + 11)
+    cases = []
+    for n_v, n_h, T in ((3, 3, 1.0), (4, 4, 0.5), (3, 3, 2.0), (4, 2, 1.0), (3, 5, 2.0), (5, 3, 0.5)):
+        W = rng.integers(-4, 5, size=(n_v, n_h)) / 2
+        c = rng.choice([-1.5, -1.0, -0.5, 0.5, 1.0, 1.5], size=n_h)  # never 0: a missing bias must show
+        v = rng.integers(0, 2, size=(4, n_v)).astype(float)
+        cases.append((v, W, c, T))
+    return cases
+
+
+def _field(v, W, c):
+    return v @ W + c
+
+
+# What a plausible wrong draft returns, from (v, W, c, T), and what to tell its author. None: not defined here.
+_RBM_MISTAKES = [
+    (lambda v, W, c, T: _sigmoid(2 * _field(v, W, c) / T),
+     "You used the spin formula 1 / (1 + exp(-2 x_j / T)), with its factor 2 (heat bath for spins, chapter "
+     "\"The Boltzmann-Gibbs distribution\"). Here the hidden units are bits: h_j = 1 and h_j = 0 differ in energy "
+     "by x_j, not 2 x_j, so p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) with x = v @ W + c."),
+    (lambda v, W, c, T: np.tanh(_field(v, W, c) / T),
+     "You returned tanh(x_j / T), the MEAN of a spin +-1 in the field x_j. For bits the mean is the probability "
+     "of being on, p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) with x = v @ W + c."),
+    (lambda v, W, c, T: _sigmoid(_field(v, W, c)),
+     "The temperature is missing: p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) (the inputs use T = 0.5, 1 and 2, "
+     "which is how this shows)."),
+    (lambda v, W, c, T: _sigmoid(_field(v, W, c) * T),
+     "You multiplied by T instead of dividing: p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)). A high temperature "
+     "must make the hidden units MORE random."),
+    (lambda v, W, c, T: _sigmoid(-_field(v, W, c) / T),
+     "You returned p(h_j = 0 | v), or the sign in the exponent is flipped: a positive field x_j must make "
+     "h_j = 1 MORE likely. p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T))."),
+    (lambda v, W, c, T: _sigmoid(v @ W / T),
+     "The hidden biases are missing: the field on hidden unit j is x_j = sum_i v_i W[i, j] + c_j."),
+    (lambda v, W, c, T: _sigmoid((v @ W - c) / T),
+     "The hidden biases enter with the wrong sign: x_j = sum_i v_i W[i, j] + c_j (E contains -c^T h)."),
+    (lambda v, W, c, T: _sigmoid((v @ W.T + c) / T) if W.shape[0] == W.shape[1] else None,
+     "Your W is transposed: W has shape (n_visible, n_hidden), W[i, j] joins visible unit i to hidden unit j, "
+     "so the field on hidden unit j is x_j = sum_i v_i W[i, j] + c_j, which is v @ W + c (shape (P, n_hidden))."),
+    (lambda v, W, c, T: _sigmoid(_field(v, W, c) / T).T if len(v) == W.shape[1] else None,
+     "Your result is transposed: return one row per pattern and one column per hidden unit, shape (P, n_hidden), "
+     "as v @ W + c has."),
+    (lambda v, W, c, T: np.exp(_field(v, W, c) / T),
+     "You returned exp(x_j / T) without normalizing it. h_j has two values, with weights exp(x_j / T) for "
+     "h_j = 1 and 1 for h_j = 0, so p(h_j = 1 | v) = exp(x_j / T) / (1 + exp(x_j / T)) = 1 / (1 + exp(-x_j / T))."),
+    (lambda v, W, c, T: (lambda e: e / e.sum(axis=1, keepdims=True))(np.exp(_field(v, W, c) / T)),
+     "You normalized across the hidden units (a softmax), as if exactly one of them were on. Given v the hidden "
+     "units are independent, each normalized over its OWN two values: p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T))."),
+]
+
+
+def _call_rbm(func, case, k):
+    """Call the reader's function on copies; return (array of shape (P, n_hidden), None) or (None, message)."""
+    v, W, c, T = case
+    try:
+        result = func(v.copy(), W.copy(), c.copy(), T)
+    except Exception as exc:  # the reader's bug, reported in words
+        hint = ""
+        if isinstance(exc, ValueError) and W.shape[0] != W.shape[1]:
+            hint = (f"\n  Here v has shape {v.shape} (P, n_visible) and W has shape {W.shape} (n_visible, n_hidden): "
+                    "the field on hidden unit j is sum_i v_i W[i, j] + c_j, which is v @ W + c.")
+        return None, f"Input {k}: your function raised {type(exc).__name__}: {exc}{hint}"
+    if result is None:
+        return None, f"Input {k}: your function returned None; is its return statement missing?"
+    try:
+        p = np.asarray(result, dtype=float)
+    except (TypeError, ValueError):
+        return None, f"Input {k}: your function must return an array; got {type(result).__name__}."
+    P, n_h = len(v), W.shape[1]
+    if p.shape == (n_h, P) and P != n_h:
+        return None, (f"Input {k}: your function returned shape {p.shape}, the transpose of (P, n_hidden) = {(P, n_h)}: "
+                      "return one row per pattern, one column per hidden unit.")
+    if p.shape != (P, n_h):
+        return None, (f"Input {k}: your function returned shape {p.shape}; expected (P, n_hidden) = {(P, n_h)}, "
+                      "one row per pattern.")
+    return p, None
+
+
+def check_hidden_probabilities(func):
+    """Check a reader's ``p(h_j = 1 | v)`` for an RBM in bits against the exact conditional.
+
+    The function is called as ``func(v, W, c, T)`` and must return, for every
+    pattern (row of ``v``) and every hidden unit ``j``,
+
+    ``p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T))``,  ``x = v @ W + c``,
+
+    with ``v`` of shape (P, n_visible) in bits, ``W`` of shape (n_visible,
+    n_hidden) and ``c`` the hidden biases. It is compared with
+    :meth:`RBM.hidden_means <bmlib.RBM.hidden_means>` on six fixed RBMs
+    (square and rectangular ``W``, T = 0.5, 1 and 2, four patterns each). On
+    a mismatch the first wrong value is printed, and the pattern of errors
+    over all inputs is compared with typical mistakes: a transposed ``W``,
+    the hidden biases missing or with the wrong sign, the 1/T missing or
+    multiplied, the sign of the field flipped, the spin formula (a factor 2
+    or tanh), an unnormalized exponential, a softmax across hidden units, and
+    a sample of ``h`` returned instead of its probability.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(v, W, c, T)`` with ``v`` of shape (P, n_visible), ``W`` of
+        shape (n_visible, n_hidden), ``c`` of shape (n_hidden,), ``T`` a float.
+
+    Returns
+    -------
+    bool
+        True if every input gives the right probabilities (to 1e-8).
+
+    Notes
+    -----
+    Explained in the chapter "Hidden units".
+
+    Examples
+    --------
+    >>> check_hidden_probabilities(lambda v, W, c, T: 1 / (1 + np.exp(-(v @ W + c) / T)))
+    All 6 inputs give the right p(h_j = 1 | v) (square and rectangular W, T = 0.5, 1 and 2). Well done.
+    True
+    """
+    from .learning.rbm import RBM
+
+    cases = _rbm_cases()
+    got, errors = [], []
+    for k, case in enumerate(cases):
+        value, error = _call_rbm(func, case, k)
+        got.append(value)
+        if error:
+            errors.append(error)
+    expected = [RBM(W.shape[0], W.shape[1], W=W, b_hidden=c, T=T).hidden_means(v) for v, W, c, T in cases]
+    returned = [k for k in range(len(cases)) if got[k] is not None]
+    wrong = [k for k in returned if not np.allclose(got[k], expected[k], atol=1e-8)]
+    if not errors and not wrong:
+        print(f"All {len(cases)} inputs give the right p(h_j = 1 | v) (square and rectangular W, T = 0.5, 1 and 2). "
+              "Well done.")
+        return True
+    if not wrong:  # right where it returned something: report the first failure
+        print(errors[0])
+        return False
+    k = wrong[0]
+    v, W, c, T = cases[k]
+    row, col = np.unravel_index(np.argmax(np.abs(got[k] - expected[k])), expected[k].shape)
+    raised = f" (and gave no usable answer on {len(errors)} more)" if errors else ""
+    print(f"Your probabilities are wrong on {len(wrong)} of {len(cases)} inputs{raised}. The first one:")
+    W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
+    print(f"Input {k} (n_visible = {W.shape[0]}, n_hidden = {W.shape[1]}, T = {T:g}):\n  W = {W_text}\n"
+          f"  c = {_clean(c)}\n  pattern v = {v[row].astype(int).tolist()}")
+    print(f"  expected p(h_{col} = 1 | v) = {expected[k][row, col]:.4f}, your function gave {got[k][row, col]:.4f}")
+    values = np.concatenate([got[j].ravel() for j in returned])
+    if np.all(np.isin(values, (0.0, 1.0))):
+        print("Your function returned only 0s and 1s: that is a SAMPLE of the hidden units, not their probability. "
+              "Return p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) itself; sampling comes after (h_j = 1 if a uniform "
+              "random number is below it), and the learning rule uses the probabilities, which are less noisy.")
+    elif np.all(np.isin(values, (-1.0, 1.0))):
+        print("Your function returned only -1s and +1s: a sample of spins. Return the probability "
+              "p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) of bits.")
+    else:
+        for mistake, text in _RBM_MISTAKES:
+            guesses = [mistake(*cases[j]) for j in returned]
+            if all(g is None or (g.shape == got[j].shape and np.allclose(got[j], g, atol=1e-8))
+                   for g, j in zip(guesses, returned)) and any(g is not None for g in guesses):
+                print(text)
+                break
+        else:
+            print("The errors fit no typical mistake. Compute the field x = v @ W + c on every hidden unit, then "
+                  "p = 1 / (1 + exp(-x / T)), one row per pattern.")
+    if errors:
+        print("Also, " + errors[0][0].lower() + errors[0][1:])
+    return False
+
+
+# --- one sweep of the mean-field equations (chapter "The deterministic Boltzmann machine") --------
+
+
+def _mean_field_sweep_cases():
+    """(m, W, b, T, damping) for spins: 3 to 6 units, T = 0.5, 1 and 2, damping 0 and 0.5, means inside (-1, 1)."""
+    rng = np.random.default_rng(_SEED + 9)
+    cases = []
+    for n, T, damping in ((3, 1.0, 0.0), (4, 0.5, 0.0), (4, 2.0, 0.5), (5, 2.0, 0.0), (5, 1.0, 0.5), (6, 0.5, 0.5)):
+        A = np.triu(rng.integers(-4, 5, size=(n, n)) / 2, 1)
+        b = rng.integers(-4, 5, size=n) / 2
+        m = np.round(rng.uniform(-0.9, 0.9, size=n), 1)
+        cases.append((m, A + A.T, b, T, damping))
+    return cases
+
+
+# The new mean of unit i from its field h_i (bias included), its bias b_i and T, as a draft might compute it.
+_SWEEP_RULES = {
+    "right": lambda h, bi, T: np.tanh(h / T),
+    "no 1/T": lambda h, bi, T: np.tanh(h),
+    "times T": lambda h, bi, T: np.tanh(h * T),
+    "sigmoid": lambda h, bi, T: _sigmoid(h / T),
+    "probability": lambda h, bi, T: _sigmoid(2 * h / T),
+    "factor 2": lambda h, bi, T: np.tanh(2 * h / T),
+    "no bias": lambda h, bi, T: np.tanh((h - bi) / T),
+    "sign": lambda h, bi, T: np.tanh(-h / T),
+    "descent": lambda h, bi, T: np.sign(h),
+}
+_SWEEP_RULE_TEXT = {
+    "no 1/T": "The temperature is missing: each unit's equation is m_i = tanh(h_i / T), not tanh(h_i) (the inputs "
+              "use T = 0.5, 1 and 2, which is how this shows).",
+    "times T": "You multiplied the field by T instead of dividing: m_i = tanh(h_i / T). A high temperature must "
+               "pull the means towards 0.",
+    "sigmoid": "You used 1 / (1 + exp(-h_i / T)), the equation for BITS: it gives <x_i> in (0, 1). These units "
+               "are spins, whose mean lies in (-1, 1): m_i = tanh(h_i / T) = 2 sigmoid(2 h_i / T) - 1.",
+    "probability": "You returned p(s_i = +1 | rest) = 1 / (1 + exp(-2 h_i / T)), the heat-bath PROBABILITY of +1, "
+                   "not the mean. The mean of a spin is p(+1) - p(-1) = 2 p(+1) - 1 = tanh(h_i / T).",
+    "factor 2": "The factor 2 of the heat-bath rule belongs to the probability, not to the mean: "
+                "2 sigmoid(2 h_i / T) - 1 = tanh(h_i / T), so m_i = tanh(h_i / T), not tanh(2 h_i / T).",
+    "no bias": "The bias is missing from the field: h_i = sum_j w_ij m_j + b_i.",
+    "sign": "The sign is flipped: a unit's mean follows its field, m_i = tanh(+h_i / T).",
+    "descent": "Your units jump to the sign of their field: that is energy descent, the limit T -> 0. "
+               "Mean field keeps the average, m_i = tanh(h_i / T), which lies strictly between -1 and 1.",
+}
+_SWEEP_DAMPING_TEXT = {
+    "reversed": "The damping is reversed: you keep the fraction (1 - damping) of the old value, so with damping 0 "
+                "your sweep returns m unchanged. `damping` is the fraction of the OLD value kept: "
+                "m_i <- damping * m_i + (1 - damping) * tanh(h_i / T).",
+    "none": "The damping is ignored: with damping d, m_i <- d * m_i + (1 - d) * tanh(h_i / T) "
+            "(the inputs use damping 0 and 0.5).",
+}
+_SWEEP_PARALLEL_TEXT = (
+    "You update all units at once, each from the OLD values of the others (h = W @ m + b before the loop). "
+    "A sequential sweep visits the units in turn, 0, 1, ..., n-1, and each uses the NEW values of the units "
+    "already visited: compute h_i = W[i] @ m + b[i] inside the loop, right before you overwrite m[i]."
+)
+
+
+def _reference_sweep(m, W, b, T, damping, rule="right", schedule="sequential", damp="right"):
+    """One sweep as a draft might do it; the default arguments are the right sweep."""
+    m = np.array(m, dtype=float)
+    f = _SWEEP_RULES[rule]
+    keep = {"right": damping, "reversed": 1.0 - damping, "none": 0.0}[damp]
+    if schedule == "parallel":
+        return keep * m + (1.0 - keep) * f(W @ m + b, b, T)
+    for i in range(len(m)):
+        m[i] = keep * m[i] + (1.0 - keep) * f(W[i] @ m + b[i], b[i], T)
+    return m
+
+
+def _call_sweep(func, case, k):
+    """Call the reader's sweep on copies; return (new m, None) or (None, message)."""
+    m, W, b, T, damping = case
+    value, error = _call(lambda m_, W_, b_: func(m_, W_, b_, T, damping), (m, W, b), k)
+    if error:
+        return None, error + (" If you update m in place, also return it." if "None" in error else "")
+    try:
+        new = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None, f"Input {k}: your function returned {value!r:.60}; return the new means, one per unit."
+    if new.shape != m.shape:
+        return None, f"Input {k}: your function returned shape {new.shape}; expected ({len(m)},), one mean per unit."
+    return new, None
+
+
+def _show_oscillation(func):
+    """Run the reader's sweep on two strongly coupled spins from (0.9, -0.9); print where it goes."""
+    W, b, T = np.array([[0.0, 2.0], [2.0, 0.0]]), np.zeros(2), 1.0
+    theirs, ours = [np.array([0.9, -0.9])], [np.array([0.9, -0.9])]
+    for _ in range(6):
+        value, error = _call(lambda m_, W_, b_: func(m_, W_, b_, T, 0.0), (theirs[-1], W, b), 0)
+        if error:
+            return
+        theirs.append(np.asarray(value, dtype=float))
+        ours.append(_reference_sweep(ours[-1], W, b, T, 0.0))
+    show = lambda path: " -> ".join(f"({m[0]:+.2f}, {m[1]:+.2f})" for m in path)  # noqa: E731
+    print("Why it matters: two spins with w_01 = 2 at T = 1, no damping, started at (+0.90, -0.90).")
+    print(f"  your sweeps:       {show(theirs)}")
+    print(f"  sequential sweeps: {show(ours)}")
+    if np.allclose(theirs[-1], theirs[-3], atol=1e-3) and not np.allclose(theirs[-1], theirs[-2], atol=1e-3):
+        print("  Parallel updates swap the two units at every sweep and never settle; sequential ones converge "
+              "in two sweeps. Damping can stop the swapping, but sequential sweeps never need it.")
+
+
+def check_mean_field_sweep(func):
+    """Check a reader's sweep of the naive mean-field equations for spins, ``func(m, W, b, T, damping)``.
+
+    One sweep visits the units in order ``0, 1, ..., n-1`` and sets each to
+
+    ``m_i <- damping * m_i + (1 - damping) * tanh(h_i / T)``,  ``h_i = sum_j w_ij m_j + b_i``,
+
+    where ``h_i`` uses the values the other units have at that moment (the
+    new ones for units already visited). The function returns the new means,
+    shape (n,). Six fixed inputs (3 to 6 spins, T = 0.5, 1 and 2, damping 0
+    and 0.5) are compared with the reference. On a mismatch the first wrong
+    input is printed, and the pattern over all inputs is matched against
+    typical mistakes: a missing or misplaced 1/T, the bits equation (a
+    sigmoid) or the heat-bath probability instead of the spin mean, the
+    bias left out, the damping reversed or ignored, and parallel updates
+    instead of sequential ones, which are then run on two spins to show
+    them oscillating.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(m, W, b, T, damping)`` with ``m`` of shape (n,), ``W`` (n, n),
+        ``b`` (n,), ``T`` and ``damping`` floats; returns the new ``m``.
+
+    Returns
+    -------
+    bool
+        True if every input gives the right sweep (to 1e-8).
+
+    Notes
+    -----
+    Explained in the chapter "The deterministic Boltzmann machine".
+
+    Examples
+    --------
+    >>> def sweep(m, W, b, T, damping):
+    ...     m = m.copy()
+    ...     for i in range(len(m)):
+    ...         m[i] = damping * m[i] + (1 - damping) * np.tanh((W[i] @ m + b[i]) / T)
+    ...     return m
+    >>> check_mean_field_sweep(sweep)
+    All 6 inputs give the right sweep (3 to 6 spins, T = 0.5, 1 and 2, damping 0 and 0.5). Well done.
+    True
+    """
+    cases = _mean_field_sweep_cases()
+    got = []
+    for k, case in enumerate(cases):
+        new, error = _call_sweep(func, case, k)
+        if error:
+            print(error)
+            return False
+        got.append(new)
+    expected = [_reference_sweep(*case) for case in cases]
+    right = [np.allclose(g, e, atol=1e-8) for g, e in zip(got, expected)]
+    if all(right):
+        print(f"All {len(cases)} inputs give the right sweep (3 to 6 spins, T = 0.5, 1 and 2, damping 0 and 0.5). "
+              "Well done.")
+        return True
+    k = right.index(False)
+    m, W, b, T, damping = cases[k]
+    print(f"Your sweep is wrong on {right.count(False)} of {len(cases)} inputs. The first one:")
+    W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
+    print(f"Input {k} (spins, n = {len(m)}, T = {T:g}, damping = {damping:g}):\n  m = {_clean(m)}\n  W = {W_text}\n"
+          f"  b = {_clean(b)}")
+    print(f"  expected new m = {np.round(expected[k], 4).tolist()}\n  your function gave {np.round(got[k], 4).tolist()}")
+    # Which combination of typical mistakes reproduces every input? Prefer the fewest mistakes.
+    matches = []
+    for rule in _SWEEP_RULES:
+        for schedule in ("sequential", "parallel"):
+            for damp in ("right", "reversed", "none"):
+                wrong = (rule != "right") + (schedule != "sequential") + (damp != "right")
+                if wrong and all(np.allclose(g, _reference_sweep(*case, rule, schedule, damp), atol=1e-8)
+                                 for g, case in zip(got, cases)):
+                    matches.append((wrong, rule, schedule, damp))
+    if not matches:
+        if all(set(np.unique(g)) <= {-1.0, 1.0} for g in got):
+            print("Your sweep returns only -1 and +1. Mean field is deterministic and keeps averages: "
+                  "m_i = tanh(h_i / T), strictly between -1 and 1 (a random +-1 is a heat-bath sample).")
+        else:
+            print("The results fit no typical mistake. For i = 0, ..., n-1 in turn: h_i = W[i] @ m + b[i] with the "
+                  "current m, then m[i] = damping * m[i] + (1 - damping) * tanh(h_i / T).")
+        return False
+    _, rule, schedule, damp = min(matches)
+    if rule != "right":
+        print(_SWEEP_RULE_TEXT[rule])
+    if damp != "right":
+        print(_SWEEP_DAMPING_TEXT[damp])
+    if schedule == "parallel":
+        print(_SWEEP_PARALLEL_TEXT)
+        _show_oscillation(func)
+    return False

@@ -61,7 +61,7 @@ AIS_RUNS = 50
 class LogZComparison:
     """Estimates of log Z by every method, against the exact value, on a grid of temperatures and budgets.
 
-    Build it with :func:`compare_log_z`.
+    Build it with :func:`compare_log_z`. Explained in the chapter "The normalizing constant Z".
 
     Attributes
     ----------

@@ -32,7 +32,7 @@ from .._checks import (
 )
 from .._random import as_generator
 from ..sampling import anneal
-from ._full import full_machine, in_model_layout, listed as _listed, state_moments
+from ._full import full_machine, in_model_layout, listed, state_moments
 
 #: The annealing schedule of Ackley, Hinton & Sejnowski (1985) -- 2 sweeps at
 #: T = 20, 2 at 15, 2 at 12, 4 at 10 -- divided by its final temperature 10,
@@ -67,38 +67,42 @@ class AnnealedStatistics:
     ----------
     schedule : sequence of (T_factor, n_sweeps) pairs
         Annealing before the collection, temperatures as multiples of the
-        model's ``T``. The default, :data:`PAPER_SCHEDULE`, is the paper's
-        2 sweeps at T = 20, 2 at 15, 2 at 12, 4 at 10 for a machine at T = 10.
+        model's ``T``; chains start uniformly at random. The default,
+        :data:`PAPER_SCHEDULE`, is the paper's 2 sweeps at T = 20, 2 at 15,
+        2 at 12, 4 at 10 for a machine at T = 10 (section 4.1).
     n_collect : int
         Sweeps at ``T`` whose states are averaged, >= 1. Default 10: the
-        paper collected statistics for 10 units of time at T = 10.
+        paper collected statistics "at a temperature of 10 for 10 units of
+        time" (section 4.1). Here the state after each sweep is counted; the
+        paper does not say how often within a unit of time it counted.
     chains_per_pattern : int
-        Annealings per pattern in the clamped phase, >= 1. Default 2: our
-        reading of the paper's encoder experiments (each pattern clamped and
-        annealed twice per learning cycle); we could not check this number
-        against the text.
+        Annealings per pattern in the clamped phase, >= 1. Default 2: "for
+        each environmental vector, the network was allowed to reach
+        equilibrium twice" (section 4.1, the 4-2-4 encoder).
     n_free_chains : int, optional
-        Annealings in the free phase, >= 1. Default: as many as the clamped
-        phase used (``chains_per_pattern`` times the batch size), as the paper
-        describes.
+        Annealings in the free phase, >= 1. Default: "as many annealings as
+        were used to estimate p_ij" (section 4.1), ``chains_per_pattern``
+        times the batch size.
     noise : (float, float), optional
         Noisy clamping: the probability that a high visible unit is clamped
         low, and that a low one is clamped high, drawn afresh for every chain.
-        None (default) clamps the patterns exactly. The paper used
-        :data:`PAPER_NOISE` = (0.15, 0.05) for the encoders, to keep the
-        weights from growing without bound; with noise the clamped phase
+        None (default) clamps the patterns exactly. The paper used noisy
+        clamping in all its examples so that no state needs an infinite
+        energy (section 3.2), with :data:`PAPER_NOISE` = (0.15, 0.05) for
+        the 4-2-4 encoder (section 4.1); with noise the clamped phase
         estimates the statistics of the noisy data, not of the batch.
     scan : {"random", "sequential", "colouring"}
-        Update order (see :func:`~bmlib.sample`). Default "random": the paper's
-        unit of time gives each unit, on average, one chance to change, with
-        units picked at random.
+        Update order (see :func:`~bmlib.sample`). Default "random": the
+        paper's unit of time is one random probe per unclamped unit, so each
+        unit has on average one chance to change (its footnote 4).
     inputs : sequence of int, optional
         Visible units that are inputs of an input-output task: clamped to
         each pattern (with the same noise) in the free phase too, with
         ``chains_per_pattern`` chains per pattern. Learning then maximizes
         the conditional likelihood of the other visible units given the
-        inputs. None (default): the free phase clamps nothing, as in the
-        paper.
+        inputs (the ``log_likelihood`` that :func:`~bmlib.train` records
+        stays the joint one). None (default): the free phase clamps nothing,
+        as in the paper.
 
     Attributes
     ----------
@@ -156,7 +160,7 @@ class AnnealedStatistics:
     def __repr__(self):
         return (f"AnnealedStatistics(schedule={self.schedule}, n_collect={self.n_collect}, "
                 f"chains_per_pattern={self.chains_per_pattern}, n_free_chains={self.n_free_chains}, "
-                f"noise={self.noise}, scan={self.scan!r}, inputs={_listed(self.inputs)})")
+                f"noise={self.noise}, scan={self.scan!r}, inputs={listed(self.inputs)})")
 
     def _run(self, machine, n_chains, rng, clamped=None, values=None):
         """Anneal then collect; the moments of the collected states."""

@@ -80,7 +80,9 @@ class MeanFieldStatistics:
     inputs : sequence of int, optional
         Visible units that are inputs of an input-output task: clamped to
         each pattern in the free phase too (one solution per pattern), so that
-        learning fits the other visible units given the inputs. None (default):
+        learning fits the other visible units given the inputs (the
+        ``log_likelihood`` that :func:`~bmlib.train` records stays the joint
+        one). None (default):
         one free solution with nothing clamped. A single product distribution
         has one mode, so it cannot stand for a free phase that should hold
         several patterns at once (the encoder's four); with the inputs
@@ -131,7 +133,7 @@ class MeanFieldStatistics:
     def _solve(self, machine, rng, clamped=None, values=None):
         """The mean-field solution at the machine's T (annealed to it if asked)."""
         W, b, T, units = machine.W, machine.b, machine.T, machine.units
-        kwargs = dict(clamped=clamped, values=values, tol=self.tol, max_iter=self.max_iter, rng=rng)
+        kwargs = {"clamped": clamped, "values": values, "tol": self.tol, "max_iter": self.max_iter, "rng": rng}
         n_free = machine.n_units - (0 if clamped is None else len(clamped))
         if self.anneal is None:
             result = naive_mean_field(W, b, T, units, n_starts=self.n_starts, **kwargs)

@@ -28,6 +28,7 @@ class PartitionWidget(FigureWidget):
     holds an index into the comparison's temperatures (its label shows the
     temperature); the menu ``budget_menu`` an index into its budgets. The
     current values are in the read-only properties :attr:`T` and :attr:`budget`.
+    Explained in the chapter "The normalizing constant Z".
     """
 
     figsize = (9.0, 4.0)

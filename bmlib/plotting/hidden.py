@@ -1,0 +1,343 @@
+"""Figures of the chapter "Hidden units": learning curves, hidden mixtures, encoder codes, estimated statistics."""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.ticker import MaxNLocator
+
+from .._checks import check_states
+from ..datasets import encoder_patterns
+from ..exact import boltzmann_distribution, clamped_moments
+from ..learning.encoder import encoder_report
+from ..learning.machine import BoltzmannMachine
+from ..learning.training import TrainingHistory
+from ..states import all_states
+from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_OFF, UNIT_ON, _new_figure, _tidy, state_labels
+
+#: Line colours of successive runs in one figure (the same order as in the chapter "The learning rule").
+_RUN_COLOURS = (UNIT_ON, HIGHLIGHT, POSITIVE, NEGATIVE)
+#: Fill colours of the hidden states in a mixture, one per hidden state.
+_MIXTURE_COLOURS = (HIGHLIGHT, NEGATIVE, POSITIVE, NEUTRAL)
+#: Probability of "on", from white (0) to the colour of a unit that is on (1).
+_PROBABILITY = LinearSegmentedColormap.from_list("probability", [UNIT_OFF, UNIT_ON])
+#: Most hidden units whose states plot_hidden_mixture stacks (2**2 = 4 colours).
+MAX_MIXTURE_HIDDEN = 2
+
+
+def _joined(run):
+    """A TrainingHistory, or a list of them trained one after the other, as one (epochs, values, monitor)."""
+    parts = [run] if isinstance(run, TrainingHistory) else list(run)
+    if not parts or not all(isinstance(h, TrainingHistory) and len(h.values) for h in parts):
+        raise TypeError("each run must be a TrainingHistory with recorded values (monitor not None), "
+                        "or a list of them trained one after the other")
+    values = np.concatenate([parts[0].values] + [h.values[1:] for h in parts[1:]])
+    return np.arange(len(values)), values, parts[0].monitor
+
+
+def _draw_curves(ax, runs, levels):
+    monitor = None
+    for k, (label, run) in enumerate(runs.items()):
+        epochs, values, monitor = _joined(run)
+        ax.plot(epochs, values, color=_RUN_COLOURS[k % len(_RUN_COLOURS)], lw=1.4, label=label)
+    for k, (label, value) in enumerate((levels or {}).items()):
+        ax.axhline(value, ls=(0, (4, 2 + 2 * k)), lw=1, color=NEUTRAL, zorder=0)
+        ax.annotate(label, (1.0, value), xycoords=("axes fraction", "data"), xytext=(-2, 3),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=FONT_SIZE - 1, color="#555555")
+    name = monitor.replace("_", "-") if monitor else "value"
+    ax.set_xlabel("epoch", fontsize=FONT_SIZE)
+    ax.set_ylabel(f"{name}\n(nats per pattern)", fontsize=FONT_SIZE)
+    ax.yaxis.set_major_locator(MaxNLocator(6, steps=[1, 2, 5, 10]))
+    _tidy(ax)
+
+
+def plot_log_likelihood_curves(runs, levels=None, ylim=None):
+    """Learning curves of several training runs, with horizontal reference levels.
+
+    Explained in the chapter "Hidden units": a machine without hidden units
+    against one with hidden units on parity, and CD-1 against persistent CD
+    and the exact gradient on bars and stripes, each with the best
+    log-likelihood any model can reach.
+
+    Parameters
+    ----------
+    runs : dict
+        Label -> :class:`~bmlib.TrainingHistory`, or label -> list of
+        histories trained one after the other on the same model (for
+        instance with a learning rate lowered in stages), drawn as one curve.
+    levels : dict, optional
+        Label -> value: dashed horizontal lines, labelled at the right end.
+    ylim : tuple (low, high), optional
+        Limits of the vertical axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With one axes: one line per run, then one per level.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, bmlib as bm
+    >>> data = bm.parity_patterns(3, units="spins")
+    >>> history = bm.train(bm.BoltzmannMachine(3, 1, rng=0), data, epochs=5, progress=False)
+    >>> fig = plot_log_likelihood_curves({"one hidden unit": history}, levels={"-log 4": -np.log(4)})
+    >>> len(fig.axes[0].lines)
+    2
+    >>> plt.close(fig)
+    """
+    if not isinstance(runs, dict) or not runs:
+        raise TypeError("runs must be a non-empty dict: label -> TrainingHistory (or a list of them)")
+    fig = _new_figure((6.0, 3.0))
+    ax = fig.add_subplot()
+    _draw_curves(ax, runs, levels)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower right")
+    return fig
+
+
+def _check_machine(machine, name="machine"):
+    if not isinstance(machine, BoltzmannMachine):
+        raise TypeError(f"{name} must be a bmlib BoltzmannMachine; got {type(machine).__name__}")
+    return machine
+
+
+def _hidden_name(h, units):
+    """'h = +1' for one hidden unit, 'h = (+1, -1)' for several (bits: 'h = 0', 'h = (0, 1)')."""
+    values = [f"{int(v):+d}" if units == "spins" else str(int(v)) for v in h]
+    return "h = " + (values[0] if len(values) == 1 else "(" + ", ".join(values) + ")")
+
+
+def _draw_mixture(ax, machine, data):
+    n_v, n_h, units = machine.n_visible, machine.n_hidden, machine.units
+    joint = boltzmann_distribution(machine.W, machine.b, machine.T, units).reshape(2**n_v, 2**n_h)
+    V, H = all_states(n_v, units), all_states(n_h, units)
+    x, bottom = np.arange(2**n_v), np.zeros(2**n_v)
+    for k, h in enumerate(H):
+        ax.bar(x, joint[:, k], bottom=bottom, width=0.7, color=_MIXTURE_COLOURS[k], edgecolor="white", lw=0.5,
+               label=f"{_hidden_name(h, units)}: p(h) = {joint[:, k].sum():.2f}")
+        bottom += joint[:, k]
+    if data is not None:
+        rows = np.asarray(data)
+        codes = (rows == 1) @ (2 ** np.arange(n_v - 1, -1, -1))  # row index in all_states order
+        q = np.bincount(codes, minlength=2**n_v) / len(rows)
+        ax.scatter(x, q, marker="_", s=260, color=UNIT_ON, lw=1.6, zorder=4, label="data frequency q(v)")
+    ax.set_xticks(x, state_labels(V, units) if n_v <= 6 else [""] * len(x), family="monospace",
+                  fontsize=FONT_SIZE - 1)
+    ax.set_xlabel("visible state v (all_states order)", fontsize=FONT_SIZE)
+    ax.set_ylabel("p(v) = sum over h of p(v, h)", fontsize=FONT_SIZE)
+    ax.set_ylim(0, max(bottom.max(), 1e-12) * 1.25)
+    ax.yaxis.set_major_locator(MaxNLocator(4))
+    _tidy(ax)
+
+
+def plot_hidden_mixture(machine, data=None):
+    """The distribution of the visible units, split by the state of the hidden units.
+
+    Each bar is ``p(v)`` of one visible state ``v``, stacked from the joint
+    probabilities ``p(v, h)`` of every hidden state ``h``: the machine's
+    distribution is a mixture of one distribution per hidden state, with
+    weights ``p(h)`` (in the legend). Exact, by enumeration. Explained in the
+    chapter "Hidden units".
+
+    Parameters
+    ----------
+    machine : BoltzmannMachine
+        With 1 or 2 hidden units and at most 8 visible units.
+    data : array_like of shape (P, n_visible), optional
+        Training patterns: their frequencies ``q(v)`` are marked on the bars.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With one axes; one bar collection per hidden state.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, bmlib as bm
+    >>> machine = bm.BoltzmannMachine(3, 1, rng=0)
+    >>> fig = plot_hidden_mixture(machine, bm.parity_patterns(3, units="spins"))
+    >>> len(fig.axes[0].containers)  # one stack per hidden state
+    2
+    >>> plt.close(fig)
+    """
+    machine = _check_machine(machine)
+    if not 1 <= machine.n_hidden <= MAX_MIXTURE_HIDDEN or machine.n_visible > 8:
+        raise ValueError(f"plot_hidden_mixture draws machines with 1 to {MAX_MIXTURE_HIDDEN} hidden units and at "
+                         f"most 8 visible units; got n_hidden = {machine.n_hidden}, n_visible = {machine.n_visible}")
+    if data is not None:
+        data = np.atleast_2d(check_states(data, machine.n_visible, machine.units, "data"))
+    fig = _new_figure((5.6, 3.0))
+    ax = fig.add_subplot()
+    _draw_mixture(ax, machine, data)
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left", ncol=2)
+    return fig
+
+
+def _encoder_table(machine):
+    """Rows = patterns; p(on) of V1 (clamped), the hidden units and V2, with V1 clamped to each pattern."""
+    g = machine.n_visible // 2
+    patterns = encoder_patterns(g, machine.units).astype(float)
+    mean, _ = clamped_moments(machine.W, machine.b, np.arange(g), patterns[:, :g], machine.T, machine.units,
+                              average=False)
+    p_on = mean if machine.units == "bits" else 0.5 * (1.0 + mean)
+    return p_on[:, :g], p_on[:, 2 * g:], p_on[:, g: 2 * g]
+
+
+def _draw_encoder(ax, machine, title):
+    v1, hidden, v2 = _encoder_table(machine)
+    g, m = v1.shape[1], hidden.shape[1]
+    table = np.full((g, 2 * g + m + 2), np.nan)
+    blocks = (slice(0, g), slice(g + 1, g + 1 + m), slice(g + m + 2, 2 * g + m + 2))
+    for block, values in zip(blocks, (v1, hidden, v2)):
+        table[:, block] = values
+    ax.imshow(np.ma.masked_invalid(table), cmap=_PROBABILITY, vmin=0, vmax=1, interpolation="nearest")
+    for r in range(g):
+        for block, values in zip(blocks[1:], (hidden, v2)):
+            for c, p in zip(range(block.start, block.stop), values[r]):
+                ax.text(c, r, f"{p:.2f}"[1:] if p < 0.995 else "1", ha="center", va="center",
+                        fontsize=FONT_SIZE - 2, color="white" if p > 0.55 else UNIT_ON)
+    for block, name in zip(blocks, ("V1\nclamped", "hidden\np(on | V1)", "V2\np(on | V1)")):
+        ax.text((block.start + block.stop - 1) / 2, -0.7, name, ha="center", va="bottom", fontsize=FONT_SIZE - 1)
+        for c in range(block.start, block.stop + 1):
+            ax.plot([c - 0.5, c - 0.5], [-0.5, g - 0.5], color=NEUTRAL, lw=0.5)
+        for r in range(g + 1):
+            ax.plot([block.start - 0.5, block.stop - 0.5], [r - 0.5, r - 0.5], color=NEUTRAL, lw=0.5)
+    report = encoder_report(machine)
+    codes = state_labels(report.codes, machine.units)
+    ax.set_yticks(np.arange(g), [f"pattern {k}  code {code}" for k, code in enumerate(codes)],
+                  fontsize=FONT_SIZE - 1, family="monospace")
+    ax.set_xticks([])
+    ax.tick_params(length=0)
+    verdict = ("distinct codes" if report.distinct else "codes NOT distinct") + \
+              (", every completion right" if report.completed.all() else
+               f", {int(report.completed.sum())} of {report.completed.size} completions right")
+    ax.set_title(f"{title}\n{verdict}" if title else verdict, fontsize=FONT_SIZE, pad=26)
+    ax.set(xlim=(-0.55, table.shape[1] - 0.45), ylim=(g - 0.45, -0.55))
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+
+
+def plot_encoder_codes(machines, titles=None):
+    """What a machine does with the encoder patterns: V1 clamped, the hidden code, the completion of V2.
+
+    One panel per machine, one row per pattern ``k``: the first visible
+    group V1 clamped to pattern ``k`` (left), the probability that each
+    hidden unit is on given V1 (middle), and the probability that each unit
+    of the second group V2 is on (right); exact, by enumeration. A solved
+    encoder has a different hidden code for every pattern and turns on unit
+    ``k`` of V2. The row labels give the most probable hidden state with the
+    whole pattern clamped and the title the verdict of
+    :func:`~bmlib.encoder_report`. Explained in the chapter "Hidden units".
+
+    Parameters
+    ----------
+    machines : BoltzmannMachine or sequence of BoltzmannMachine
+        Machines laid out as :func:`~bmlib.encoder_mask` (two visible groups,
+        then the hidden units), spins or bits.
+    titles : sequence of str, optional
+        One title per panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With one axes per machine.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, bmlib as bm
+    >>> machine = bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), units="bits", rng=0)
+    >>> fig = plot_encoder_codes(machine)
+    >>> len(fig.axes), fig.axes[0].images[0].get_array().shape  # 4 patterns; 4 + 2 + 4 cells and 2 gaps
+    (1, (4, 12))
+    >>> plt.close(fig)
+    """
+    machines = [machines] if isinstance(machines, BoltzmannMachine) else list(machines)
+    if not machines:
+        raise TypeError("machines must be a BoltzmannMachine or a non-empty sequence of them")
+    for machine in machines:
+        _check_machine(machine, "each machine")
+    titles = list(titles) if titles is not None else [None] * len(machines)
+    if len(titles) != len(machines):
+        raise ValueError(f"titles must have one entry per machine ({len(machines)}); got {len(titles)}")
+    fig = _new_figure((4.3 * len(machines), 2.2))
+    axes = fig.subplots(1, len(machines), squeeze=False)[0]
+    for ax, machine, title in zip(axes, machines, titles):
+        _draw_encoder(ax, machine, title)
+    return fig
+
+
+def _pairs(phase, mask):
+    second = np.asarray(phase[1], dtype=float)
+    if mask is None:
+        mask = ~np.eye(second.shape[0], dtype=bool)
+    i, j = np.nonzero(np.triu(np.asarray(mask, dtype=bool), 1))
+    return second[i, j]
+
+
+def plot_estimated_statistics(reference, estimates, mask=None, titles=("clamped phase (+)", "free phase (\u2212)")):
+    """Estimated pair statistics against exact ones, in the clamped and the free phase.
+
+    Each dot is one connected pair ``(i, j)``: its exact ``<s_i s_j>``
+    (horizontal; for bits the co-occurrence probability ``p_ij``) and an
+    estimate of it (vertical), for instance from
+    :class:`~bmlib.AnnealedStatistics`. Exact estimates lie on the diagonal.
+    Explained in the chapter "Hidden units".
+
+    Parameters
+    ----------
+    reference : tuple (clamped, free)
+        Exact statistics, as :func:`~bmlib.exact_statistics` returns them.
+    estimates : dict
+        Label -> (clamped, free), in the same layout.
+    mask : array_like of bool, shape (n, n), optional
+        Which pairs are connected (``machine.mask``); every pair if omitted.
+    titles : tuple of str
+        Titles of the two panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With two axes (clamped, free), one scatter per estimate in each.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt, bmlib as bm
+    >>> machine = bm.BoltzmannMachine(3, 1, rng=0)
+    >>> data = bm.parity_patterns(3, units="spins")
+    >>> exact = bm.exact_statistics(machine, data)
+    >>> fig = plot_estimated_statistics(exact, {"exact again": exact})
+    >>> len(fig.axes), len(fig.axes[1].collections[0].get_offsets())  # 6 pairs of 4 units
+    (2, 6)
+    >>> plt.close(fig)
+    """
+    if not isinstance(estimates, dict) or not estimates:
+        raise TypeError("estimates must be a non-empty dict: label -> (clamped, free)")
+    fig = _new_figure((6.6, 3.3))
+    axes = fig.subplots(1, 2)
+    values = [_pairs(phase, mask) for phase in reference]
+    guesses = {label: [_pairs(phase, mask) for phase in phases] for label, phases in estimates.items()}
+    for label, pair in guesses.items():
+        if any(g.shape != v.shape for g, v in zip(pair, values)):
+            raise ValueError(f"estimate {label!r} must have the reference's {values[0].size} pairs per phase")
+    everything = np.concatenate(values + [g for pair in guesses.values() for g in pair])
+    low = -1.0 if everything.min() < -1e-12 else 0.0
+    high = float(np.clip(np.abs(everything).max() * 1.1, 0.1, 1.0))  # co-occurrences of bits can all be small
+    for p, (ax, exact, title) in enumerate(zip(axes, values, titles)):
+        ax.plot([low, high], [low, high], color=NEUTRAL, lw=1, zorder=1)
+        lines = []
+        for k, (label, pair) in enumerate(guesses.items()):
+            ax.scatter(exact, pair[p], s=16, color=_RUN_COLOURS[(k + 1) % len(_RUN_COLOURS)], zorder=3 + k,
+                       alpha=0.85, label=label)
+            lines.append(f"{label}: largest error {np.abs(pair[p] - exact).max():.3f}")
+        ax.text(0.97, 0.03, "\n".join(lines), transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=FONT_SIZE - 2)
+        pad = 0.05 * (high - low)
+        ax.set(xlim=(low - pad, high + pad), ylim=(low - pad, high + pad), aspect="equal")
+        ax.set_xlabel("exact", fontsize=FONT_SIZE)
+        ax.set_ylabel("estimated", fontsize=FONT_SIZE)
+        ax.set_title(title, fontsize=FONT_SIZE)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        ax.yaxis.set_major_locator(MaxNLocator(5))
+        _tidy(ax)
+    axes[0].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left", handletextpad=0.2)
+    return fig

@@ -1,0 +1,248 @@
+"""The widget of the chapter "The deterministic Boltzmann machine": mean-field solutions against exact averages.
+
+Two sliders, the temperature and a factor that scales every weight. Left,
+the exact ``<s_i>`` of every unit (bars) and each distinct solution of the
+naive mean-field equations (markers); right, the gap between the exact
+``log Z`` and the mean-field lower bound against the temperature. Each slider step solves the
+equations from a few starts and enumerates the ``2**n`` states once; the
+``log Z`` curves are computed once per coupling factor and kept.
+"""
+from __future__ import annotations
+
+import warnings
+
+import ipywidgets
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from .._checks import ConvergenceWarning, check_model, check_real, check_temperature, check_units
+from ..energy import energy, is_stable
+from ..exact import exact_moments, log_partition
+from ..meanfield import naive_mean_field
+from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON, _bars, _tidy
+from ..states import all_states
+from ._base import FigureWidget
+
+#: Largest network the widget accepts: every step enumerates 2**n states and solves from several starts.
+MAX_MEAN_FIELD_WIDGET_UNITS = 10
+#: Starts of the solver: near m = 0, and near each of at most this many stable states of the energy.
+_MAX_STATE_STARTS = 6
+#: Temperatures of the log Z panel, spread evenly in log T over [T_min, T_max] of the slider.
+_N_CURVE = 21
+_TOL, _MAX_ITER = 1e-8, 500
+
+
+def _stable_starts(W, b, units):
+    """Starting means near the stable states of the energy (lowest first), and one near the middle."""
+    n = W.shape[0]
+    S = all_states(n, units)
+    stable = S[is_stable(S, W, b, units)]
+    stable = stable[np.argsort(energy(stable, W, b, units), kind="stable")][:_MAX_STATE_STARTS]
+    if units == "spins":
+        return np.vstack([np.full(n, 0.01), 0.9 * stable])
+    return np.vstack([np.full(n, 0.51), 0.05 + 0.9 * stable])
+
+
+def _solutions(W, b, T, units, starts):
+    """The distinct solutions reached from ``starts``: list of (m, log_z), largest bound first."""
+    found = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for start in starts:
+            res = naive_mean_field(W, b, T, units, init=start, tol=_TOL, max_iter=_MAX_ITER)
+            if not any(np.abs(res.m - m).max() < 1e-3 for m, _ in found):
+                found.append((res.m, res.log_z))
+    return sorted(found, key=lambda item: -item[1])
+
+
+class MeanFieldWidget(FigureWidget):
+    """Sliders for T and a coupling factor above mean-field solutions, exact averages and log Z.
+
+    Build it with :func:`mean_field_widget`. The weights in use are the
+    factor times the weights the widget was built with; the biases stay. The
+    current state is in the read-only properties :attr:`T`, :attr:`W`,
+    :attr:`solutions` (each distinct mean-field solution and its bound on
+    ``log Z``, the largest bound first), :attr:`exact_mean` and :attr:`log_z`.
+    """
+
+    figsize = (9.0, 3.7)
+
+    def __init__(self, W, b=None, T=1.0, units="spins", coupling=1.0, T_range=(0.1, 10.0)):
+        W, b = check_model(W, b)
+        n = W.shape[0]
+        if not 1 <= n <= MAX_MEAN_FIELD_WIDGET_UNITS:
+            raise ValueError(f"mean_field_widget needs 1 <= n <= {MAX_MEAN_FIELD_WIDGET_UNITS} units; got n = {n}")
+        self.units = check_units(units)
+        self._W0, self._b = W, b
+        T = check_temperature(T)
+        coupling = check_real(coupling, "coupling", nonnegative=True)
+        low, high = (check_temperature(t, "T_range") for t in T_range)
+        if not low < high:
+            raise ValueError(f"T_range must be (low, high) with low < high; got {T_range}")
+        low, high = min(low, T), max(high, T)
+        self._curve_T = np.geomspace(low, high, _N_CURVE)
+        self._curves = {}  # coupling factor -> (exact log Z, best bound) on _curve_T
+        self._starts = {}  # coupling factor -> starting means
+        self.temperature = ipywidgets.FloatLogSlider(value=T, base=10, min=np.log10(low), max=np.log10(high),
+                                                     step=0.02, description="T")
+        self.coupling = ipywidgets.FloatSlider(value=coupling, min=0.0, max=max(2.0, coupling), step=0.05,
+                                               description="coupling x", readout_format=".2f")
+        for control in (self.temperature, self.coupling):
+            control.observe(self._refresh, names="value")
+        super().__init__([ipywidgets.HBox([self.temperature, self.coupling])])
+
+    @property
+    def T(self):
+        """The temperature as currently set."""
+        return float(self.temperature.value)
+
+    @property
+    def W(self):
+        """The weights in use: the coupling factor times the original weights, shape (n, n)."""
+        return float(self.coupling.value) * self._W0
+
+    @property
+    def solutions(self):
+        """The distinct mean-field solutions at the current setting: list of (m, log_z), best first."""
+        return [(m.copy(), z) for m, z in self._current[0]]
+
+    @property
+    def exact_mean(self):
+        """The exact ``<s_i>`` (or ``<x_i>`` for bits) at the current setting, shape (n,)."""
+        return self._current[1].copy()
+
+    @property
+    def log_z(self):
+        """The exact ``log Z`` at the current setting."""
+        return self._current[2]
+
+    def _key(self):
+        return round(float(self.coupling.value), 6)
+
+    def _starts_for(self, W):
+        key = self._key()
+        if key not in self._starts:
+            self._starts[key] = _stable_starts(W, self._b, self.units)
+        return self._starts[key]
+
+    def _curve(self, W):
+        """Exact log Z and the best mean-field bound at every temperature of the panel (cached per coupling)."""
+        key = self._key()
+        if key not in self._curves:
+            starts = self._starts_for(W)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                bound = [naive_mean_field(W, self._b, T, self.units, init=starts, tol=1e-6, max_iter=_MAX_ITER).log_z
+                         for T in self._curve_T]
+            exact = [log_partition(W, self._b, T, self.units) for T in self._curve_T]
+            self._curves[key] = (np.array(exact), np.array(bound))
+        return self._curves[key]
+
+    def _compute(self):
+        W, T = self.W, self.T
+        solutions = _solutions(W, self._b, T, self.units, self._starts_for(W))
+        mean, _ = exact_moments(W, self._b, T, self.units)
+        self._current = (solutions, mean, log_partition(W, self._b, T, self.units))
+
+    def _describe(self):
+        solutions, _, log_z = self._current
+        return (f"MeanFieldWidget: n={self._W0.shape[0]} {self.units}, T={self.T:g}, coupling x{self.coupling.value:g}: "
+                f"{len(solutions)} mean-field solution(s), best bound {solutions[0][1]:.3f} <= log Z = {log_z:.3f}; "
+                "run the notebook live to move the sliders for T and the coupling")
+
+    def _draw(self, fig):
+        self._compute()
+        solutions, mean, log_z = self._current
+        grid = fig.add_gridspec(1, 2, width_ratios=[1.15, 1], left=0.075, right=0.98, top=0.86, bottom=0.15,
+                                wspace=0.3)
+        ax_m, ax_z = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
+        self._draw_means(ax_m, solutions, mean)
+        self._draw_log_z(ax_z, solutions[0][1], log_z)
+
+    def _draw_means(self, ax, solutions, mean):
+        # Few artists and no legend: text and tick objects are the slowest part of a redraw.
+        n = len(mean)
+        x = np.arange(n)
+        _bars(ax, mean, NEUTRAL)
+        others = [m for m, _ in solutions[1:]]
+        if others:
+            ax.plot(np.tile(x, len(others)), np.concatenate(others), "o", mfc="white", mec=UNIT_ON, ms=6, mew=1.2)
+        ax.plot(x, solutions[0][0], "o", color=HIGHLIGHT, ms=7)
+        low = -1.0 if self.units == "spins" else 0.0
+        ax.axhline(0, color=UNIT_ON, lw=0.6)
+        ax.set(xlim=(-0.6, n - 0.4), ylim=(low - 0.08, 1.45), xticks=x, yticks=[low, 0, 1] if low < 0 else [0, 0.5, 1])
+        ax.set_xlabel("unit i", fontsize=FONT_SIZE)
+        ax.set_ylabel("<s_i>" if self.units == "spins" else "<x_i>", fontsize=FONT_SIZE)
+        ax.text(0.01, 0.99, "\u25a0 exact", color=NEUTRAL, transform=ax.transAxes, va="top", fontsize=FONT_SIZE - 1)
+        ax.text(0.2, 0.99, "\u25cf mean field, best bound", color=HIGHLIGHT, transform=ax.transAxes, va="top",
+                fontsize=FONT_SIZE - 1)
+        if others:
+            ax.text(0.68, 0.99, "\u25cb other solutions", color=UNIT_ON, transform=ax.transAxes, va="top",
+                    fontsize=FONT_SIZE - 1)
+        plural = "s" if len(solutions) > 1 else ""
+        ax.set_title(f"T = {self.T:.3g}, weights x {self.coupling.value:.2f}: {len(solutions)} mean-field "
+                     f"solution{plural}", fontsize=FONT_SIZE)
+        _tidy(ax)
+
+    def _draw_log_z(self, ax, bound, log_z):
+        exact, best = self._curve(self.W)
+        gap = exact - best
+        t = np.log10(self._curve_T)  # a linear axis in log10 T: a log axis draws dozens of minor ticks
+        ax.plot(t, gap, color=HIGHLIGHT, lw=1.8)
+        ax.plot([np.log10(self.T)], [log_z - bound], "o", color=UNIT_ON, ms=6)
+        ax.axhline(np.log(2), color=NEUTRAL, lw=1, ls=":")
+        ticks = [k for k in range(int(np.floor(t[0])), int(np.ceil(t[-1])) + 1) if t[0] - 1e-9 <= k <= t[-1] + 1e-9]
+        top = max(1.15 * max(gap.max(), log_z - bound), 0.8)
+        ax.set(xlim=(t[0], t[-1]), ylim=(0, top), xticks=ticks, xticklabels=[f"{10.0**k:g}" for k in ticks])
+        ax.yaxis.set_major_locator(MaxNLocator(4))
+        ax.set_xlabel("temperature T (log scale)", fontsize=FONT_SIZE)
+        ax.set_ylabel("log Z - mean-field bound", fontsize=FONT_SIZE)
+        ax.text(t[-1], np.log(2), "log 2 ", color=NEUTRAL, ha="right", va="bottom", fontsize=FONT_SIZE - 1)
+        ax.set_title(f"log Z = {log_z:.3f}, bound = {bound:.3f}: gap {log_z - bound:.3f}", fontsize=FONT_SIZE)
+        _tidy(ax)
+
+
+def mean_field_widget(W, b=None, T=1.0, units="spins", coupling=1.0, T_range=(0.1, 10.0)):
+    """Mean-field solutions against the exact averages and log Z, with sliders for T and the coupling.
+
+    Left: the exact ``<s_i>`` of every unit (grey bars, by enumeration) and
+    every distinct solution of the naive mean-field equations reached from a
+    start near ``m = 0`` and from starts near the stable states of the
+    energy (:func:`~bmlib.naive_mean_field`); orange is the solution with
+    the largest lower bound on ``log Z``, the one a solver keeps. Right: the
+    gap between the exact ``log Z`` and the best mean-field bound, which is
+    ``KL(q || p)`` of the product distribution ``q``, against ``T`` (a dot at
+    the current ``T``; the dotted line is ``log 2``). The slider
+    ``coupling`` multiplies every weight (the biases stay). In a static page
+    the widget shows its picture at the moment it was displayed. Explained
+    in the chapter "The deterministic Boltzmann machine".
+
+    Parameters
+    ----------
+    W : array_like of shape (n, n)
+        Symmetric weights with zero diagonal, ``1 <= n <= 10``.
+    b : array_like of shape (n,), optional
+    T : float
+        Starting temperature.
+    units : {"spins", "bits"}
+    coupling : float
+        Starting factor on the weights, >= 0.
+    T_range : tuple of float
+        Range of the temperature slider and of the log Z panel.
+
+    Returns
+    -------
+    MeanFieldWidget
+
+    Examples
+    --------
+    >>> w = mean_field_widget([[0, 1], [1, 0]], T=2.0)
+    >>> len(w.solutions), w.solutions[0][0].round(6) + 0  # above T = 1: the single solution m = 0
+    (1, array([0., 0.]))
+    >>> w.temperature.value = 0.5
+    >>> len(w.solutions), bool(w.solutions[0][1] <= w.log_z)
+    (2, True)
+    >>> w.figure_png()[:4]
+    b'\\x89PNG'
+    """
+    return MeanFieldWidget(W, b, T, units, coupling, T_range)
