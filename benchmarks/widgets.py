@@ -59,7 +59,9 @@ def main():
              ("learning_widget (10-pixel images, 100 epochs)", bm.learning_widget(
                  bm.to_spins(bm.ten_pixel_images()), epochs=100, init_scale=0.0, epoch=5)),
              ("partition_widget (4 x 4 torus, 10 temperatures)", bm.partition_widget(
-                 bm.square_lattice_couplings(4), budgets=(1000, 10_000), rng=0))]
+                 bm.square_lattice_couplings(4), budgets=(1000, 10_000), rng=0)),
+             ("mean_field_widget (chapter model, n=4)", bm.mean_field_widget(chapter_W, [0.5, 0, 0, -0.5])),
+             ("hidden_widget (bars and stripes, RBM 9-16)", bm.hidden_widget(pattern=9, hide="right column"))]
     print(f"{'widget and control':48s} {'median ms':>10s} {'max ms':>8s} {'x empty fig':>12s}  budget {BUDGET_MS:.0f} ms")
     for name, widget in cases:
         floor, _ = time_ms(empty_figure_png(widget.figsize, widget.dpi))
@@ -68,7 +70,10 @@ def main():
                   "temperature": 10 ** np.linspace(-0.5, 0.5, STEPS + 1),
                   "sweeps": np.linspace(150, 200, STEPS + 1).astype(int),
                   "epoch_slider": np.arange(STEPS + 1),
-                  "temperature_index": np.arange(STEPS + 1) % 10}
+                  "temperature_index": np.arange(STEPS + 1) % 10,
+                  "coupling": np.linspace(0.2, 1.8, STEPS + 1),
+                  "pattern_slider": np.arange(STEPS + 1) % 14,
+                  "hide_menu": np.array(["nothing", "top row", "right column", "centre pixel", "bottom row"])}
         for control, span in sweeps.items():
             if not hasattr(widget, control):  # each widget has its own controls
                 continue

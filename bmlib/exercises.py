@@ -1305,17 +1305,17 @@ def _show_oscillation(func):
     """Run the reader's sweep on two strongly coupled spins from (0.9, -0.9); print where it goes."""
     W, b, T = np.array([[0.0, 2.0], [2.0, 0.0]]), np.zeros(2), 1.0
     theirs, ours = [np.array([0.9, -0.9])], [np.array([0.9, -0.9])]
-    for _ in range(6):
+    for _ in range(4):
         value, error = _call(lambda m_, W_, b_: func(m_, W_, b_, T, 0.0), (theirs[-1], W, b), 0)
         if error:
             return
         theirs.append(np.asarray(value, dtype=float))
         ours.append(_reference_sweep(ours[-1], W, b, T, 0.0))
-    show = lambda path: " -> ".join(f"({m[0]:+.2f}, {m[1]:+.2f})" for m in path)  # noqa: E731
-    print("Why it matters: two spins with w_01 = 2 at T = 1, no damping, started at (+0.90, -0.90).")
+    show = lambda path: " ".join(f"({m[0]:+.2f}, {m[1]:+.2f})" for m in path)  # noqa: E731
+    print("Why it matters: two spins with w_01 = 2 at T = 1, no damping, four sweeps from (+0.90, -0.90):")
     print(f"  your sweeps:       {show(theirs)}")
     print(f"  sequential sweeps: {show(ours)}")
-    if np.allclose(theirs[-1], theirs[-3], atol=1e-3) and not np.allclose(theirs[-1], theirs[-2], atol=1e-3):
+    if np.allclose(theirs[-1], theirs[-3], atol=1e-2) and not np.allclose(theirs[-1], theirs[-2], atol=1e-2):
         print("  Parallel updates swap the two units at every sweep and never settle; sequential ones converge "
               "in two sweeps. Damping can stop the swapping, but sequential sweeps never need it.")
 
@@ -1384,7 +1384,8 @@ def check_mean_field_sweep(func):
     W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
     print(f"Input {k} (spins, n = {len(m)}, T = {T:g}, damping = {damping:g}):\n  m = {_clean(m)}\n  W = {W_text}\n"
           f"  b = {_clean(b)}")
-    print(f"  expected new m = {np.round(expected[k], 4).tolist()}\n  your function gave {np.round(got[k], 4).tolist()}")
+    print(f"  expected new m = {np.round(expected[k], 4).tolist()}")
+    print(f"  your function gave {np.round(got[k], 4).tolist()}")
     # Which combination of typical mistakes reproduces every input? Prefer the fewest mistakes.
     matches = []
     for rule in _SWEEP_RULES:

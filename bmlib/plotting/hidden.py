@@ -16,6 +16,8 @@ from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_OFF,
 
 #: Line colours of successive runs in one figure (the same order as in the chapter "The learning rule").
 _RUN_COLOURS = (UNIT_ON, HIGHLIGHT, POSITIVE, NEGATIVE)
+#: Dash patterns of the reference levels in plot_log_likelihood_curves.
+_LEVEL_STYLES = ((0, (5, 2)), (0, (1.5, 1.5)), (0, (6, 2, 1.5, 2)))
 #: Fill colours of the hidden states in a mixture, one per hidden state.
 _MIXTURE_COLOURS = (HIGHLIGHT, NEGATIVE, POSITIVE, NEUTRAL)
 #: Probability of "on", from white (0) to the colour of a unit that is on (1).
@@ -39,10 +41,8 @@ def _draw_curves(ax, runs, levels):
     for k, (label, run) in enumerate(runs.items()):
         epochs, values, monitor = _joined(run)
         ax.plot(epochs, values, color=_RUN_COLOURS[k % len(_RUN_COLOURS)], lw=1.4, label=label)
-    for k, (label, value) in enumerate((levels or {}).items()):
-        ax.axhline(value, ls=(0, (4, 2 + 2 * k)), lw=1, color=NEUTRAL, zorder=0)
-        ax.annotate(label, (1.0, value), xycoords=("axes fraction", "data"), xytext=(-2, 3),
-                    textcoords="offset points", ha="right", va="bottom", fontsize=FONT_SIZE - 1, color="#555555")
+    for k, (label, value) in enumerate((levels or {}).items()):  # in the legend: labels beside lines collide
+        ax.axhline(value, ls=_LEVEL_STYLES[k % len(_LEVEL_STYLES)], lw=1, color="#707070", zorder=0, label=label)
     name = monitor.replace("_", "-") if monitor else "value"
     ax.set_xlabel("epoch", fontsize=FONT_SIZE)
     ax.set_ylabel(f"{name}\n(nats per pattern)", fontsize=FONT_SIZE)
@@ -65,7 +65,7 @@ def plot_log_likelihood_curves(runs, levels=None, ylim=None):
         histories trained one after the other on the same model (for
         instance with a learning rate lowered in stages), drawn as one curve.
     levels : dict, optional
-        Label -> value: dashed horizontal lines, labelled at the right end.
+        Label -> value: dashed horizontal lines (each with its own dash pattern, named in the legend).
     ylim : tuple (low, high), optional
         Limits of the vertical axis.
 
@@ -91,7 +91,7 @@ def plot_log_likelihood_curves(runs, levels=None, ylim=None):
     _draw_curves(ax, runs, levels)
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower right")
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="best")
     return fig
 
 
@@ -297,7 +297,8 @@ def plot_estimated_statistics(reference, estimates, mask=None, titles=("clamped 
     Returns
     -------
     matplotlib.figure.Figure
-        With two axes (clamped, free), one scatter per estimate in each.
+        With two axes (clamped, free), one scatter per estimate in each; each legend gives the
+        largest error of each estimate in that phase.
 
     Examples
     --------
@@ -314,23 +315,23 @@ def plot_estimated_statistics(reference, estimates, mask=None, titles=("clamped 
         raise TypeError("estimates must be a non-empty dict: label -> (clamped, free)")
     fig = _new_figure((6.6, 3.3))
     axes = fig.subplots(1, 2)
+    shape = np.shape(reference[0][1])
+    for label, phases in estimates.items():
+        if any(np.shape(phase[1]) != shape for phase in phases):
+            raise ValueError(f"estimate {label!r} must have pair statistics of the reference's shape {shape}, "
+                             "the same pairs per phase")
     values = [_pairs(phase, mask) for phase in reference]
     guesses = {label: [_pairs(phase, mask) for phase in phases] for label, phases in estimates.items()}
-    for label, pair in guesses.items():
-        if any(g.shape != v.shape for g, v in zip(pair, values)):
-            raise ValueError(f"estimate {label!r} must have the reference's {values[0].size} pairs per phase")
     everything = np.concatenate(values + [g for pair in guesses.values() for g in pair])
     low = -1.0 if everything.min() < -1e-12 else 0.0
     high = float(np.clip(np.abs(everything).max() * 1.1, 0.1, 1.0))  # co-occurrences of bits can all be small
     for p, (ax, exact, title) in enumerate(zip(axes, values, titles)):
         ax.plot([low, high], [low, high], color=NEUTRAL, lw=1, zorder=1)
-        lines = []
         for k, (label, pair) in enumerate(guesses.items()):
+            error = np.abs(pair[p] - exact).max()
             ax.scatter(exact, pair[p], s=16, color=_RUN_COLOURS[(k + 1) % len(_RUN_COLOURS)], zorder=3 + k,
-                       alpha=0.85, label=label)
-            lines.append(f"{label}: largest error {np.abs(pair[p] - exact).max():.3f}")
-        ax.text(0.97, 0.03, "\n".join(lines), transform=ax.transAxes, ha="right", va="bottom",
-                fontsize=FONT_SIZE - 2)
+                       alpha=0.85, label=f"{label}\n(largest error {error:.3f})")
+        ax.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="upper left", handletextpad=0.2)
         pad = 0.05 * (high - low)
         ax.set(xlim=(low - pad, high + pad), ylim=(low - pad, high + pad), aspect="equal")
         ax.set_xlabel("exact", fontsize=FONT_SIZE)
@@ -339,5 +340,4 @@ def plot_estimated_statistics(reference, estimates, mask=None, titles=("clamped 
         ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.yaxis.set_major_locator(MaxNLocator(5))
         _tidy(ax)
-    axes[0].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left", handletextpad=0.2)
     return fig

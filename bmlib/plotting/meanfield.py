@@ -94,7 +94,7 @@ def _draw_self_consistency(ax, J, b, temperatures, start, steps=12):
     ax.set(xlim=(-1.05, 1.05), ylim=(-1.05, 1.05), aspect="equal")
     ax.set_xlabel("mean activity m", fontsize=FONT_SIZE)
     ax.set_ylabel("right side of m = tanh((Jm + b)/T)", fontsize=FONT_SIZE)
-    ax.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="upper left")
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left")
     _tidy(ax)
 
 
@@ -136,7 +136,7 @@ def _draw_pitchfork(ax, J, b, T_range, n, n_temperatures=300, n_exact=60):
     ax.set(xlim=T_range, ylim=(-1.05, 1.05))
     ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
     ax.set_ylabel("mean activity", fontsize=FONT_SIZE)
-    ax.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="lower left")
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower left")
     _tidy(ax)
 
 
@@ -199,7 +199,7 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
         if not -1 <= start <= 1:
             raise ValueError(f"start must lie in [-1, 1]; got {start}")
     fig = _new_figure((8.6, 3.9))
-    ax_left, ax_right = fig.subplots(1, 2, gridspec_kw=dict(width_ratios=[1, 1.25]))
+    ax_left, ax_right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
     _draw_self_consistency(ax_left, J, b, temperatures, start)
     _draw_pitchfork(ax_right, J, b, T_range, n)
     return fig

@@ -169,8 +169,8 @@ class HiddenWidget(FigureWidget):
                 ax_out.images[0], ax_out.collections[0], *ax_out.texts, ax_out.title]
 
     def _titles(self, log_p):
-        return (f"pattern {self.pattern}: {self.hide_menu.value} hidden",
-                f"log p(v) = {log_p:.2f} (best {-np.log(len(self.data)):.2f})")
+        return (f"image {self.pattern}: log p = {log_p:.2f}\n(best possible {-np.log(len(self.data)):.2f})",
+                f"hidden units: p(h_j = 1 | shown pixels)\n({self.hide_menu.value} hidden)")
 
     def _input_image(self):
         image = self.data[self.pattern].astype(float).copy()
@@ -184,7 +184,7 @@ class HiddenWidget(FigureWidget):
         ax_in.set_title(self._titles(log_p)[0], fontsize=FONT_SIZE)
         for bar, p in zip(ax_h.patches, p_hidden):
             bar.set_height(p)
-        ax_h.set_title(self._titles(log_p)[1] + "\nhidden units: p(h_j = 1 | shown pixels)", fontsize=FONT_SIZE)
+        ax_h.set_title(self._titles(log_p)[1], fontsize=FONT_SIZE)
         ax_out.images[0].set_data(p_visible.reshape(self.side, self.side))
         self._label_pixels(ax_out, p_visible)
         ax_out.set_title(self._completion_title(), fontsize=FONT_SIZE)
@@ -233,7 +233,7 @@ class HiddenWidget(FigureWidget):
         ax_h.set(xlim=(-0.6, n_h - 0.4), ylim=(0, 1.02), xticks=np.arange(0, n_h, 1 if n_h <= 16 else 4),
                  yticks=[0, 0.5, 1])
         ax_h.set_xlabel("hidden unit j", fontsize=FONT_SIZE)
-        ax_h.set_title(self._titles(log_p)[1] + "\nhidden units: p(h_j = 1 | shown pixels)", fontsize=FONT_SIZE)
+        ax_h.set_title(self._titles(log_p)[1], fontsize=FONT_SIZE)
         _tidy(ax_h)
         ax_out = fig.add_subplot(grid[2])
         ax_out.imshow(p_visible.reshape(self.side, self.side), cmap=_PROBABILITY, vmin=0, vmax=1,

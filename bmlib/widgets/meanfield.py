@@ -146,8 +146,9 @@ class MeanFieldWidget(FigureWidget):
 
     def _describe(self):
         solutions, _, log_z = self._current
-        return (f"MeanFieldWidget: n={self._W0.shape[0]} {self.units}, T={self.T:g}, coupling x{self.coupling.value:g}: "
-                f"{len(solutions)} mean-field solution(s), best bound {solutions[0][1]:.3f} <= log Z = {log_z:.3f}; "
+        return (f"MeanFieldWidget: n={self._W0.shape[0]} {self.units}, T={self.T:g}, "
+                f"coupling x{self.coupling.value:g}: {len(solutions)} mean-field solution(s), "
+                f"best bound {solutions[0][1]:.3f} <= log Z = {log_z:.3f}; "
                 "run the notebook live to move the sliders for T and the coupling")
 
     def _draw(self, fig):
