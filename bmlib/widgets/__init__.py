@@ -2,7 +2,7 @@
 
 See ``_base.py`` for why every widget shows its figure as PNG bytes.
 """
-from ._base import FigureWidget
+from ._base import BlittedFigureWidget, FigureWidget
 from .energy import MAX_WIDGET_UNITS, EnergyWidget, energy_widget
 from .hidden import HiddenWidget, hidden_widget
 from .ising import IsingWidget, ising_widget

@@ -13,7 +13,10 @@ import base64
 from io import BytesIO
 
 import ipywidgets
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.image import imsave
 
 
 class FigureWidget(ipywidgets.VBox):
@@ -67,3 +70,45 @@ class FigureWidget(ipywidgets.VBox):
         data["text/plain"] = self._describe()
         data["image/png"] = base64.b64encode(self.figure_png()).decode("ascii")
         return data
+
+
+class BlittedFigureWidget(FigureWidget):
+    """A :class:`FigureWidget` that draws its figure once and then moves only what changes.
+
+    Drawing a fresh figure costs most of a slider step (axes, ticks and text
+    dominate). Here the figure is drawn once; the artists returned by
+    :meth:`_moving_artists` are marked animated, so that full draw leaves them
+    out and becomes a kept background. Each step calls :meth:`_update` (which
+    changes those artists' data), restores the background and draws only them.
+    The first picture goes the same way, so a state looks the same however one
+    arrives at it.
+
+    Subclasses define ``_draw(fig)``, ``_moving_artists()`` and ``_update()``.
+    """
+
+    def _moving_artists(self):
+        raise NotImplementedError("a BlittedFigureWidget subclass must define _moving_artists()")
+
+    def _update(self):
+        raise NotImplementedError("a BlittedFigureWidget subclass must define _update()")
+
+    def _render_png(self):
+        if getattr(self, "_figure", None) is None:
+            self._figure = Figure(figsize=self.figsize, dpi=self.dpi)
+            FigureCanvasAgg(self._figure)
+            self._draw(self._figure)
+            self._moving = self._moving_artists()
+            for artist in self._moving:
+                artist.set_animated(True)
+            self._figure.canvas.draw()
+            self._background = self._figure.canvas.copy_from_bbox(self._figure.bbox)
+        else:
+            self._update()
+        canvas = self._figure.canvas
+        canvas.restore_region(self._background)
+        for artist in self._moving:
+            self._figure.draw_artist(artist)
+        buffer = BytesIO()
+        imsave(buffer, np.asarray(canvas.buffer_rgba()), format="png")
+        return buffer.getvalue()
+

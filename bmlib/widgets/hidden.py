@@ -1,15 +1,11 @@
 """The widget of the chapter "Hidden units": the hidden code of each image, and completions of hidden pixels."""
 from __future__ import annotations
 
-from io import BytesIO
 
 import ipywidgets
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap
-from matplotlib.figure import Figure
-from matplotlib.image import imsave
 
 from .._checks import check_choice, check_integer
 from ..datasets import bars_and_stripes
@@ -17,7 +13,7 @@ from ..learning.rbm import RBM
 from ..learning.training import train
 from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_OFF, UNIT_ON, _tidy
 from ..plotting.hidden import _PROBABILITY
-from ._base import FigureWidget
+from ._base import BlittedFigureWidget
 
 #: Most pixels the widget hides at once: the completion enumerates their 2**k values on every step.
 MAX_HIDDEN_PIXELS = 8
@@ -47,7 +43,7 @@ def _default_rbm(data, n_hidden, epochs, rng):
     return rbm
 
 
-class HiddenWidget(FigureWidget):
+class HiddenWidget(BlittedFigureWidget):
     """A pattern slider and a choice of pixels to hide, above an RBM's hidden code and completion.
 
     Build it with :func:`hidden_widget`. Everything that does not depend on
@@ -137,30 +133,6 @@ class HiddenWidget(FigureWidget):
                 f"with {self.hide_menu.value} hidden; run the notebook live to pick a pattern and the pixels to hide")
 
     # --- drawing: the figure is built once; a step updates its artists and redraws -------------------
-
-    def _render_png(self):
-        # Blitting, as in the learning widget: axes, ticks and labels are drawn once and kept as a
-        # background; a step redraws only the artists that change (marked animated, so the full draw
-        # skips them) over it. The first picture goes the same way, so every state looks the same
-        # however one arrives at it.
-        if getattr(self, "_figure", None) is None:
-            self._figure = Figure(figsize=self.figsize, dpi=self.dpi)
-            FigureCanvasAgg(self._figure)
-            self._draw(self._figure)
-            self._moving = self._moving_artists()
-            for artist in self._moving:
-                artist.set_animated(True)
-            self._figure.canvas.draw()
-            self._background = self._figure.canvas.copy_from_bbox(self._figure.bbox)
-        else:
-            self._update()
-        canvas = self._figure.canvas
-        canvas.restore_region(self._background)
-        for artist in self._moving:
-            self._figure.draw_artist(artist)
-        buffer = BytesIO()
-        imsave(buffer, np.asarray(canvas.buffer_rgba()), format="png")
-        return buffer.getvalue()
 
     def _moving_artists(self):
         """What changes with the controls, in drawing order (pixel borders over the images)."""

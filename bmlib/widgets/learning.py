@@ -1,14 +1,10 @@
 """The widget of the chapter "The learning rule": step through training and watch the statistics meet."""
 from __future__ import annotations
 
-from io import BytesIO
 
 import ipywidgets
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import LinearSegmentedColormap
-from matplotlib.figure import Figure
-from matplotlib.image import imsave
 
 from .._checks import check_integer, check_units
 from .._random import as_generator
@@ -17,14 +13,14 @@ from ..learning.statistics import exact_statistics
 from ..learning.training import train
 from ..plotting._style import FONT_SIZE, NEGATIVE, POSITIVE, UNIT_OFF, _tidy
 from ..plotting.learning import _draw_history, _draw_moment_match
-from ._base import FigureWidget
+from ._base import BlittedFigureWidget
 
 #: Largest machine the learning widget accepts: it enumerates every state once per epoch while it is built.
 MAX_LEARNING_WIDGET_UNITS = 12
 _WEIGHT_COLOURS = LinearSegmentedColormap.from_list("weights", [NEGATIVE, UNIT_OFF, POSITIVE])
 
 
-class LearningWidget(FigureWidget):
+class LearningWidget(BlittedFigureWidget):
     """An epoch slider (with step and play buttons) over a training run computed once, when built.
 
     Build it with :func:`learning_widget`. The run is stored epoch by epoch, so
@@ -100,30 +96,6 @@ class LearningWidget(FigureWidget):
                 f"{self.epoch_slider.max} epochs with {self._statistics_name} statistics (learning rate {lr:g}, "
                 f"momentum {momentum:g}), showing epoch {self.epoch}; run the notebook live to step through it")
 
-    def _render_png(self):
-        # Blitting: the axes, ticks, curve and labels are drawn once and kept as a background; a step
-        # only moves the artists that change with the epoch (marked animated, so the full draw skips
-        # them), draws them over the background and encodes the pixels. Every picture, the first
-        # included, goes this same way, so an epoch looks the same however one arrives at it.
-        if getattr(self, "_figure", None) is None:
-            self._figure = Figure(figsize=self.figsize, dpi=self.dpi)
-            FigureCanvasAgg(self._figure)
-            self._draw(self._figure)
-            self._moving = self._moving_artists()
-            for artist in self._moving:
-                artist.set_animated(True)
-            self._figure.canvas.draw()
-            self._background = self._figure.canvas.copy_from_bbox(self._figure.bbox)
-        else:
-            self._update(self.epoch)
-        canvas = self._figure.canvas
-        canvas.restore_region(self._background)
-        for artist in self._moving:
-            self._figure.draw_artist(artist)
-        buffer = BytesIO()
-        imsave(buffer, np.asarray(canvas.buffer_rgba()), format="png")
-        return buffer.getvalue()
-
     def _moving_artists(self):
         """What changes from epoch to epoch, in drawing order (the spines go back over the weight image)."""
         ax_stats, ax_history, ax_weights = self._figure.axes
@@ -131,7 +103,8 @@ class LearningWidget(FigureWidget):
                 *ax_stats.collections[1::-1], ax_stats.texts[0], ax_stats.title,
                 ax_history.lines[-1], ax_history.title]
 
-    def _update(self, t):
+    def _update(self):
+        t = self.epoch
         ax_stats, ax_history, ax_weights = self._figure.axes
         (mean_c, second_c), (mean_f, second_f) = self._stats[t]
         i, j = np.nonzero(np.triu(self.machine.mask, 1))
