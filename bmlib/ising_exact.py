@@ -347,7 +347,12 @@ def _check_torus(rows, cols, T, J):
     return rows, cols, T, J, shape
 
 
-_TORUS_PARAMETERS = """
+def kaufman_log_partition(rows, cols, T, J=1.0):
+    """Exact ``log Z`` of the zero-field 2-D Ising model on a ``rows x cols`` torus.
+
+    The same model as ``log_partition(square_lattice_couplings(rows, cols, J), None, T)``,
+    at any size: Kaufman's (1949) finite-lattice solution.
+
     Parameters
     ----------
     rows, cols : int
@@ -355,15 +360,7 @@ _TORUS_PARAMETERS = """
     T : float or array_like
         Temperature(s), finite and > 0.
     J : float
-        Ferromagnetic coupling, > 0."""
-
-
-def kaufman_log_partition(rows, cols, T, J=1.0):
-    """Exact ``log Z`` of the zero-field 2-D Ising model on a ``rows x cols`` torus.
-
-    The same model as ``log_partition(square_lattice_couplings(rows, cols, J), None, T)``,
-    at any size: Kaufman's (1949) finite-lattice solution.
-    {parameters}
+        Ferromagnetic coupling, > 0.
 
     Returns
     -------
@@ -394,7 +391,15 @@ def kaufman_log_partition(rows, cols, T, J=1.0):
 
 def kaufman_energy_per_spin(rows, cols, T, J=1.0):
     """Exact mean energy per spin ``<E> / N`` of the zero-field ``rows x cols`` Ising torus.
-    {parameters}
+
+    Parameters
+    ----------
+    rows, cols : int
+        Sides of the torus, each >= 2.
+    T : float or array_like
+        Temperature(s), finite and > 0.
+    J : float
+        Ferromagnetic coupling, > 0.
 
     Returns
     -------
@@ -419,7 +424,15 @@ def kaufman_energy_per_spin(rows, cols, T, J=1.0):
 
 def kaufman_specific_heat_per_spin(rows, cols, T, J=1.0):
     """Exact specific heat per spin ``Var(E) / (T^2 N)`` of the zero-field ``rows x cols`` Ising torus.
-    {parameters}
+
+    Parameters
+    ----------
+    rows, cols : int
+        Sides of the torus, each >= 2.
+    T : float or array_like
+        Temperature(s), finite and > 0.
+    J : float
+        Ferromagnetic coupling, > 0.
 
     Returns
     -------
@@ -445,11 +458,6 @@ def kaufman_specific_heat_per_spin(rows, cols, T, J=1.0):
     rows, cols, T, J, shape = _check_torus(rows, cols, T, J)
     K = J / T
     return _give_back(K**2 * _kaufman(rows, cols, K)[2] / (rows * cols), shape)
-
-
-for _f in (kaufman_log_partition, kaufman_energy_per_spin, kaufman_specific_heat_per_spin):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _TORUS_PARAMETERS)
-del _f
 
 
 # ----------------------------------------------------------------------------
