@@ -45,9 +45,14 @@ def _clean(x):
 
 
 def _call(func, args, k):
-    """Run the reader's function on copies (so it cannot change our inputs)."""
+    """Run the reader's function on copies of the arrays (so it cannot change our inputs).
+
+    Other arguments (a temperature, a units name) are passed as they are.
+    Returns ``(result, None)``, or ``(None, message)`` when the function raised
+    or returned nothing.
+    """
     try:
-        result = func(*(np.array(a) for a in args))
+        result = func(*(np.array(a) if isinstance(a, (np.ndarray, list)) else a for a in args))
     except Exception as exc:  # the reader's bug, reported in words below
         return None, f"Input {k}: your function raised {type(exc).__name__}: {exc}"
     if result is None:
@@ -677,12 +682,9 @@ def _call_gradient(func, case, k):
     """Call the reader's function on copies; return ((dW, db), None) or (None, message)."""
     units, W, b, T, data = case
     n = len(b)
-    try:
-        result = func(W.copy(), b.copy(), data.copy(), T, units)
-    except Exception as exc:  # the reader's bug, reported in words
-        return None, f"Input {k}: your function raised {type(exc).__name__}: {exc}"
-    if result is None:
-        return None, f"Input {k}: your function returned None; is its return statement missing?"
+    result, error = _call(func, (W, b, data, T, units), k)
+    if error:
+        return None, error
     try:
         dW, db = (np.asarray(part, dtype=float) for part in result)
     except (TypeError, ValueError):
@@ -1102,16 +1104,12 @@ _RBM_MISTAKES = [
 def _call_rbm(func, case, k):
     """Call the reader's function on copies; return (array of shape (P, n_hidden), None) or (None, message)."""
     v, W, c, T = case
-    try:
-        result = func(v.copy(), W.copy(), c.copy(), T)
-    except Exception as exc:  # the reader's bug, reported in words
-        hint = ""
-        if isinstance(exc, ValueError) and W.shape[0] != W.shape[1]:
-            hint = (f"\n  Here v has shape {v.shape} (P, n_visible) and W has shape {W.shape} (n_visible, n_hidden): "
-                    "the field on hidden unit j is sum_i v_i W[i, j] + c_j, which is v @ W + c.")
-        return None, f"Input {k}: your function raised {type(exc).__name__}: {exc}{hint}"
-    if result is None:
-        return None, f"Input {k}: your function returned None; is its return statement missing?"
+    result, error = _call(func, (v, W, c, T), k)
+    if error:
+        if "raised ValueError" in error and W.shape[0] != W.shape[1]:
+            error += (f"\n  Here v has shape {v.shape} (P, n_visible) and W has shape {W.shape} (n_visible, n_hidden): "
+                      "the field on hidden unit j is sum_i v_i W[i, j] + c_j, which is v @ W + c.")
+        return None, error
     try:
         p = np.asarray(result, dtype=float)
     except (TypeError, ValueError):
