@@ -8,7 +8,7 @@ import pytest
 from matplotlib.figure import Figure
 
 import bmlib as bm
-from bmlib.exercises import _reference_sweep
+from bmlib.exercises.meanfield import _reference_sweep
 from bmlib.plotting.meanfield import _curie_weiss, _uniform_fixed_points
 
 # The chapter's model: two teams {0, 1} and {2, 3} that prefer to disagree.
@@ -212,7 +212,7 @@ def sweep_sampled(m, W, b, T, damping):
 
 
 def test_sweep_reference_is_one_sweep_of_the_library_solver():
-    for m, W, b, T, damping in bm.exercises._mean_field_sweep_cases():
+    for m, W, b, T, damping in bm.exercises.meanfield._mean_field_sweep_cases():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", bm.ConvergenceWarning)
             res = bm.naive_mean_field(W, b, T, init=m, damping=damping, max_iter=1, tol=1e-300)

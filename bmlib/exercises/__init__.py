@@ -1,0 +1,15 @@
+"""Self-checks for the book's coding exercises, one module per chapter.
+
+Each checker calls the reader's function on a fixed set of small inputs,
+compares with bmlib, and prints in plain words what is wrong: which input,
+what was expected, what came back, and, when the pattern of errors gives it
+away, the likely mistake. The inputs come from a fixed seed and use weights
+in steps of 0.5, so every printed number is short and the same on every run.
+"""
+from .energy import check_energy_function, check_local_fields, check_is_stable
+from .ising import check_lattice_energy
+from .sampling import check_heat_bath_update
+from .learning import check_gradient_function
+from .partition import check_log_mean_exp, check_mean_field_bound
+from .hidden import check_hidden_probabilities
+from .meanfield import check_mean_field_sweep

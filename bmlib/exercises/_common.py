@@ -1,0 +1,60 @@
+"""What every self-check shares: seeded inputs, calling the reader's function safely, printing inputs."""
+from __future__ import annotations
+
+import numpy as np
+
+_SEED = 20261127  # chosen so that the first inputs have a nonzero pair energy
+
+
+def _models():
+    """Small (units, W, b) models: spins and bits, with and without biases."""
+    rng = np.random.default_rng(_SEED)
+    models = []
+    for n, units, with_bias in [(3, "spins", False), (4, "spins", True), (5, "spins", True),
+                                (3, "bits", False), (4, "bits", True), (5, "bits", True)]:
+        A = np.triu(rng.integers(-4, 5, size=(n, n)) / 2, 1)
+        b = rng.integers(-4, 5, size=n) / 2 if with_bias else np.zeros(n)
+        models.append((units, A + A.T, b))
+    return models
+
+
+def _energy_cases():
+    """Two random states per model: (units, s, W, b)."""
+    rng = np.random.default_rng(_SEED + 1)
+    values = {"spins": [-1.0, 1.0], "bits": [0.0, 1.0]}
+    return [(units, rng.choice(values[units], size=len(b)), W, b)
+            for units, W, b in _models() for _ in range(2)]
+
+
+def _clean(x):
+    """Rounded, as a list, with -0.0 shown as 0.0."""
+    return (np.round(np.asarray(x, dtype=float), 6) + 0.0).tolist()
+
+
+def _call(func, args, k):
+    """Run the reader's function on copies of the arrays (so it cannot change our inputs).
+
+    Other arguments (a temperature, a units name) are passed as they are.
+    Returns ``(result, None)``, or ``(None, message)`` when the function raised
+    or returned nothing.
+    """
+    try:
+        result = func(*(np.array(a) if isinstance(a, (np.ndarray, list)) else a for a in args))
+    except Exception as exc:  # the reader's bug, reported in words below
+        return None, f"Input {k}: your function raised {type(exc).__name__}: {exc}"
+    if result is None:
+        return None, f"Input {k}: your function returned None; is its return statement missing?"
+    return result, None
+
+
+def _show_input(k, units, s, W, b):
+    W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
+    print(f"Input {k} ({units}, n = {len(s)}):\n  s = {s.astype(int).tolist()}\n  W = {W_text}\n  b = {_clean(b)}")
+
+
+# What a fitted factor means, for the energy and for the local field: got =
+# alpha * (pair part) + beta * (bias part), where both factors should be 1.
+
+def _sigmoid(x):
+    """1 / (1 + exp(-x)), written with tanh so that no x overflows."""
+    return 0.5 * (1.0 + np.tanh(0.5 * x))

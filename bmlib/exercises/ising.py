@@ -1,0 +1,160 @@
+"""Self-check for the chapter "The Ising model": the energy of a lattice configuration."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..energy import energy
+from ..lattices import square_lattice_couplings
+from ._common import _SEED
+
+# ----------------------------------------------------------------------------
+# The chapter "The Ising model": the energy of a lattice configuration
+# ----------------------------------------------------------------------------
+
+
+def _lattice_cases():
+    """Random spin grids on tori of several shapes, with couplings J and fields h in steps of 0.5."""
+    rng = np.random.default_rng(_SEED + 3)
+    shapes = [(4, 4), (3, 5), (5, 4), (6, 6), (4, 3), (5, 5)]
+    couplings = [(1.0, 0.0), (0.5, 1.0), (-1.0, 0.5), (2.0, -0.5), (1.0, 1.5), (-0.5, -1.0)]
+    cases = []
+    for (rows, cols), (J, h) in zip(shapes * 2, couplings + couplings[::-1]):
+        cases.append((rng.choice([-1, 1], size=(rows, cols)), J, h))
+    return cases
+
+
+def _lattice_parts(grid):
+    """Bond sums of a periodic grid: (right neighbours inside, right across the edge, down inside, down across)."""
+    s = grid.astype(float)
+    return (float(np.sum(s[:, :-1] * s[:, 1:])), float(np.sum(s[:, -1] * s[:, 0])),
+            float(np.sum(s[:-1, :] * s[1:, :])), float(np.sum(s[-1, :] * s[0, :])))
+
+
+def _lattice_reference(grid, J, h):
+    """E of a periodic grid from bmlib's couplings (sides >= 3, so no doubled bonds)."""
+    rows, cols = grid.shape
+    W = square_lattice_couplings(rows, cols, J)
+    return float(energy(grid.ravel().astype(float), W, np.full(rows * cols, h)))
+
+
+def _lattice_mistakes(cases):
+    """Plausible wrong energies per input, each with what to tell the reader who wrote it."""
+    rows = []
+    for grid, J, h in cases:
+        right_in, right_wrap, down_in, down_wrap = _lattice_parts(grid)
+        bonds = right_in + right_wrap + down_in + down_wrap
+        M = float(grid.sum())
+        rows.append({
+            "open": -J * (right_in + down_in) - h * M,
+            "double": -2 * J * bonds - h * M,
+            "half": -0.5 * J * bonds - h * M,
+            "right only": -J * (right_in + right_wrap) - h * M,
+            "down only": -J * (down_in + down_wrap) - h * M,
+            "no field": -J * bonds,
+            "field sign": -J * bonds + h * M,
+            "field twice": -J * bonds - 2 * h * M,
+            "bond sign": J * bonds - h * M,
+            "all signs": J * bonds + h * M,
+            "no J": -bonds - h * M,
+            "per spin": (-J * bonds - h * M) / grid.size,
+            "open, double": -2 * J * (right_in + down_in) - h * M,
+        })
+    texts = {
+        "open": "The wrap-around bonds are missing: on a periodic lattice the last column is bonded to the "
+                "first and the last row to the first. Slicing s[:, :-1] * s[:, 1:] gives only the bonds "
+                "inside the grid; np.roll(s, -1, axis=1) also gives the ones across the edge.",
+        "double": "Every bond is counted twice: summing s_i times all four neighbours of every site meets each "
+                  "bond from both ends. Multiply by 1/2, or use only the right and the lower neighbour of each site.",
+        "half": "The bond term is half what it should be: with only the right and the lower neighbour of each "
+                "site, every bond is already counted once, so no factor 1/2 is needed.",
+        "right only": "Only the horizontal bonds are there: each site also has a bond to its lower neighbour.",
+        "down only": "Only the vertical bonds are there: each site also has a bond to its right neighbour.",
+        "no field": "The field term -h sum_i s_i is missing.",
+        "field sign": "The field term has the wrong sign: it is -h sum_i s_i, so that spins along h lower E.",
+        "field twice": "The field term is counted twice: it is -h sum_i s_i, once per site.",
+        "bond sign": "The bond term has the wrong sign: it is -J sum_<ij> s_i s_j, so that for J > 0 aligned "
+                     "neighbours lower the energy.",
+        "all signs": "The overall sign is flipped: E = -J sum_<ij> s_i s_j - h sum_i s_i, both with a minus.",
+        "no J": "J is not used: the bond sum must be multiplied by the coupling J.",
+        "per spin": "You returned the energy per spin E / N; the exercise asks for the total energy E.",
+        "open, double": "Two mistakes: the bonds inside the grid are counted twice and the wrap-around bonds "
+                        "are missing. On the torus use np.roll, and only the right and the lower neighbour.",
+    }
+    return rows, texts
+
+
+def _show_grid(k, grid, J, h):
+    rows, cols = grid.shape
+    print(f"Input {k} ({rows} x {cols} periodic lattice, J = {J:g}, h = {h:g}), the grid of spins:")
+    for row in grid:
+        print("    " + " ".join("+" if v > 0 else "-" for v in row))
+
+
+def check_lattice_energy(func):
+    """Check a reader's ``func(grid, J, h)``: the energy of a spin configuration on a periodic square lattice.
+
+    The function must return the total energy
+    ``E = -J sum_<ij> s_i s_j - h sum_i s_i`` of the spins ``grid`` (+-1, shape
+    ``(rows, cols)``) on a torus, every nearest-neighbour bond counted once,
+    the bonds across the edges included. It is called on 12 fixed grids of
+    sizes 3 to 6 with several ``J`` and ``h``; on a mismatch the first wrong
+    input is printed with the expected and the returned energy, and a
+    diagnosis when the pattern of errors shows one (wrap-around bonds
+    missing, bonds counted twice, a sign, the field, J left out).
+
+    Parameters
+    ----------
+    func : callable
+        ``func(grid, J, h)`` with ``grid`` an int array of shape (rows, cols)
+        and ``J``, ``h`` floats; returns a number.
+
+    Returns
+    -------
+    bool
+        True if every input gives the right energy (to 1e-8).
+
+    Notes
+    -----
+    Explained in the chapter "The Ising model".
+
+    Examples
+    --------
+    >>> def lattice_energy(grid, J, h):
+    ...     bonds = grid * np.roll(grid, -1, axis=1) + grid * np.roll(grid, -1, axis=0)
+    ...     return -J * bonds.sum() - h * grid.sum()
+    >>> check_lattice_energy(lattice_energy)
+    All 12 lattices give the right energy (sides 3 to 6, several J and h). Well done.
+    True
+    """
+    cases = _lattice_cases()
+    got = []
+    for k, (grid, J, h) in enumerate(cases):
+        try:
+            value = func(grid.copy(), J, h)
+        except Exception as exc:  # the reader's bug, reported in words
+            print(f"Input {k}: your function raised {type(exc).__name__}: {exc}")
+            return False
+        if value is None:
+            print(f"Input {k}: your function returned None; is its return statement missing?")
+            return False
+        try:
+            got.append(float(np.asarray(value, dtype=float).item()))
+        except (TypeError, ValueError):
+            print(f"Input {k}: your function returned {value!r:.60}; the energy of a lattice is a single number.")
+            return False
+    got = np.array(got)
+    expected = np.array([_lattice_reference(grid, J, h) for grid, J, h in cases])
+    if np.allclose(got, expected, atol=1e-8):
+        print(f"All {len(cases)} lattices give the right energy (sides 3 to 6, several J and h). Well done.")
+        return True
+    k = int(np.flatnonzero(~np.isclose(got, expected, atol=1e-8))[0])
+    _show_grid(k, *cases[k])
+    print(f"  expected E = {expected[k]:g}, your function gave {got[k]:.6g}")
+    rows, texts = _lattice_mistakes(cases)
+    for name, text in texts.items():
+        if np.allclose(got, [row[name] for row in rows], atol=1e-8):
+            print(text)
+            return False
+    print("The results do not fit a simple pattern. Each site has one bond to its right neighbour and one to "
+          "its lower neighbour (wrapping around the edges); add -J s_i s_j for those, and -h s_i for each site.")
+    return False
