@@ -54,6 +54,7 @@ from ._checks import (
     check_units,
 )
 from ._random import as_generator
+from ._ties import first_best
 from .states import to_spins_parameters
 
 _LN2 = float(np.log(2.0))
@@ -152,7 +153,9 @@ def belief_propagation(
         Number of starts, >= 1, in this order: small random cavity fields
         (``|c| <= 0.01``), all units believing +1, all believing -1 (cavity
         fields ``+-2``), then random signs. The converged run with the largest
-        ``log_z`` is kept (if none converged, the one with the smallest residual).
+        ``log_z`` is kept (if none converged, the one with the smallest residual);
+        runs that tie to rounding (relative 1e-9) go to the earlier start, so
+        the answer is the same on every machine.
     damping : float
         Fraction of the old message kept at each update, in ``[0, 1)``.
     tol : float
@@ -203,11 +206,12 @@ def belief_propagation(
     beta = 1.0 / T
     graph = _Graph(W, beta * b, beta)
     runs = [graph.run(c0, damping, tol, max_iter) for c0 in _start_fields(n, n_starts, rng)]
+    # Ties to rounding (mirror-image fixed points) go to the earlier start: see bmlib._ties.
     converged = [run for run in runs if run[1]]
     if converged:
-        u, ok, iterations, residual, log_z = max(converged, key=lambda run: run[4])
+        u, ok, iterations, residual, log_z = converged[first_best([run[4] for run in converged])]
     else:
-        u, ok, iterations, residual, log_z = min(runs, key=lambda run: run[3])
+        u, ok, iterations, residual, log_z = runs[first_best([run[3] for run in runs], largest=False)]
         warnings.warn(
             f"belief propagation did not converge: after max_iter = {max_iter} updates the largest message "
             f"change is {residual:.3g} > tol = {tol:g} (best of {len(runs)} starts). Raise max_iter or "

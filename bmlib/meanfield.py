@@ -75,6 +75,7 @@ from ._checks import (
     check_units,
 )
 from ._random import as_generator
+from ._ties import first_best
 from .states import to_spins_parameters
 
 _SCHEDULES = ("sequential", "parallel")
@@ -221,7 +222,10 @@ def naive_mean_field(
         Number of default starts, >= 1, in this order: small random means
         (``|m_i| <= 0.01``), all ``+0.9``, all ``-0.9``, then ``+-0.9`` with random
         signs. The converged run with the largest ``log_z`` is kept (if none
-        converged, the run with the largest ``log_z``).
+        converged, the run with the largest ``log_z``). Runs whose ``log_z``
+        ties with the largest to rounding (relative 1e-9, e.g. mirror-image
+        solutions when ``b = 0``) are decided by this order of starts: the
+        first wins, so the answer is the same on every machine.
     schedule : {"sequential", "parallel"}
         Update one unit at a time (never lowers the bound) or all at once.
     damping : float
@@ -361,8 +365,7 @@ def _mean_field(method, W, b, T, units, clamped, values, init, n_starts, schedul
     beta = 1.0 / T
     runs = [_solve(m0, W, b, beta, method, free, schedule, damping, tol, max_iter) for m0 in starts]
     ratios = [_plefka_ratio(run[0], W, beta) if method == "tap" else np.nan for run in runs]
-    # Keep a converged run first, then (TAP) one where the expansion holds, then the largest objective.
-    k = max(range(len(runs)), key=lambda k: (runs[k][2], not ratios[k] >= 1.0, runs[k][1]))
+    k = _kept_run(runs, ratios)
     (m, phi, converged, iterations, residual), ratio = runs[k], ratios[k]
     if converged and ratio >= 1.0:
         warnings.warn(
@@ -394,6 +397,20 @@ def _mean_field(method, W, b, T, units, clamped, values, init, n_starts, schedul
         _W_spins=W,
         _free=free,
     )
+
+
+def _kept_run(runs, ratios):
+    """Index of the run to keep: converged first, then (TAP) inside Plefka's range, then the best objective.
+
+    Within the best tier, objectives that tie to rounding (mirror-image
+    solutions of a model without biases have the same objective in exact
+    arithmetic) are decided by the order of the starts, never by the last bit
+    of a computed value: see :mod:`bmlib._ties`.
+    """
+    tiers = [(bool(run[2]), not ratio >= 1.0) for run, ratio in zip(runs, ratios)]
+    top = max(tiers)
+    candidates = [k for k, tier in enumerate(tiers) if tier == top]
+    return candidates[first_best([runs[k][1] for k in candidates])]
 
 
 def _starts(n, init, n_starts, rng):

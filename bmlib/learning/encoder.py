@@ -25,6 +25,7 @@ import numpy as np
 
 from .._checks import check_choice, check_exact_size
 from .._random import as_generator
+from .._ties import first_best_along_rows
 from ..datasets import encoder_patterns
 from ..exact import clamped_log_partition
 from ..meanfield import naive_mean_field
@@ -80,7 +81,8 @@ def _exact(machine, patterns, groups):
     H = all_states(m, units).astype(float)
     states = np.concatenate([np.broadcast_to(patterns[:, None, :], (g, len(H), 2 * g)),
                              np.broadcast_to(H, (g, len(H), m))], axis=2)
-    codes = H[np.argmax(-machine.energy(states), axis=1)]
+    # Hidden states whose energies tie to rounding go to the first in all_states order.
+    codes = H[first_best_along_rows(machine.energy(states), largest=False)]
     options = all_states(g, units).astype(float)  # every state of the group to complete
     completions = []
     for this, other in groups:
@@ -88,8 +90,12 @@ def _exact(machine, patterns, groups):
         values[:, :, this] = patterns[:, None, this]
         values[:, :, other] = options
         log_z = clamped_log_partition(W, b, np.arange(2 * g), values.reshape(-1, 2 * g), T, units)
-        completions.append(options[np.argmax(log_z.reshape(g, len(options)), axis=1)])
+        completions.append(options[first_best_along_rows(log_z.reshape(g, len(options)))])
     return codes, np.array(completions)
+
+
+#: Half-width around the midpoint inside which a mean-field unit counts as undecided (read as low).
+_UNDECIDED = 1e-9
 
 
 def _mean_field(machine, patterns, groups, rng):
@@ -99,7 +105,8 @@ def _mean_field(machine, patterns, groups, rng):
     low = -1.0 if units == "spins" else 0.0
 
     def read(m):
-        return np.where(m > middle, 1.0, low)
+        # A mean at the midpoint up to rounding (a symmetric solution) reads as low on every machine.
+        return np.where(m > middle + _UNDECIDED, 1.0, low)
 
     codes = [read(naive_mean_field(W, b, T, units, clamped=np.arange(2 * g), values=v, rng=gen).m[2 * g:])
              for v in patterns]
@@ -121,7 +128,8 @@ def encoder_report(machine, method="exact", rng=None):
         at its ``T``, by enumeration (``n_group + n_hidden`` units at a
         time). ``"mean_field"``: read off the naive mean-field solutions with
         the pattern (or one group) clamped, as a deterministic Boltzmann
-        machine would answer.
+        machine would answer (a unit whose mean is within 1e-9 of the
+        midpoint reads as low).
     rng : None, int or numpy.random.Generator
         Random starts of the mean-field solver (unused for "exact").
 

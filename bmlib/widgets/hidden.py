@@ -8,6 +8,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap
 
 from .._checks import check_choice, check_integer
+from .._ties import first_best
 from ..datasets import bars_and_stripes
 from ..learning.rbm import RBM
 from ..learning.training import train
@@ -181,7 +182,7 @@ class HiddenWidget(BlittedFigureWidget):
         if not len(hidden):
             return None, 1.0
         V, w = self._fills()
-        k = int(np.argmax(w))
+        k = first_best(w)  # equally probable fills: the first in binary order, on every machine
         return "".join(str(int(x)) for x in V[k, hidden]), float(w[k])
 
     def _label_pixels(self, ax, p_visible):

@@ -17,6 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from .._checks import ConvergenceWarning, check_model, check_real, check_temperature, check_units
 from ..energy import energy, is_stable
+from .._ties import order_with_ties
 from ..exact import exact_moments, log_partition
 from ..meanfield import naive_mean_field
 from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON, _bars, _tidy
@@ -37,7 +38,8 @@ def _stable_starts(W, b, units):
     n = W.shape[0]
     S = all_states(n, units)
     stable = S[is_stable(S, W, b, units)]
-    stable = stable[np.argsort(energy(stable, W, b, units), kind="stable")][:_MAX_STATE_STARTS]
+    # Equal energies (mirror states) keep all_states order, whatever the rounding.
+    stable = stable[order_with_ties(energy(stable, W, b, units))][:_MAX_STATE_STARTS]
     if units == "spins":
         return np.vstack([np.full(n, 0.01), 0.9 * stable])
     return np.vstack([np.full(n, 0.51), 0.05 + 0.9 * stable])
@@ -52,7 +54,7 @@ def _solutions(W, b, T, units, starts):
             res = naive_mean_field(W, b, T, units, init=start, tol=_TOL, max_iter=_MAX_ITER)
             if not any(np.abs(res.m - m).max() < 1e-3 for m, _ in found):
                 found.append((res.m, res.log_z))
-    return sorted(found, key=lambda item: -item[1])
+    return [found[k] for k in order_with_ties([log_z for _, log_z in found], descending=True)]
 
 
 class MeanFieldWidget(FigureWidget):
