@@ -106,3 +106,25 @@ def order_with_ties(values, *, descending=False, rtol=TIE_RTOL):
     if current:
         groups.append(sorted(current))
     return np.array([k for group in groups for k in group], dtype=int)
+
+
+def zero_field_tolerance(W, b):
+    """Fields of magnitude at most this count as exactly zero (the unit is indifferent).
+
+    A field that is zero in exact arithmetic (for example in a Hebbian network
+    whose weights are multiples of 1/n) comes out as +-1e-17 or so, with a
+    sign that depends on the summation order, so the CPU would decide whether
+    a unit flips or a state counts as stable. Fields within
+    ``TIE_RTOL * 1e-3`` (1e-12) of the largest possible field,
+    ``max_i (sum_j |W_ij| + |b_i|)``, are treated as zero instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[0.0, 0.1, 0.2], [0.1, 0.0, 0.3], [0.2, 0.3, 0.0]])
+    >>> print(f"{zero_field_tolerance(W, np.zeros(3)):.1e}")
+    5.0e-13
+    """
+    W, b = np.asarray(W, dtype=float), np.asarray(b, dtype=float)
+    scale = float(np.max(np.abs(W).sum(axis=1) + np.abs(b), initial=0.0))
+    return 1e-3 * TIE_RTOL * scale

@@ -12,6 +12,7 @@ import numpy as np
 
 from ._checks import check_integer, check_model, check_states, infer_units
 from ._random import as_generator
+from ._ties import zero_field_tolerance
 from .energy import energy
 
 
@@ -47,7 +48,8 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
 
     Each visited unit is set to the value favoured by its local field
     ``h_i = sum_j W_ij s_j + b_i`` (+1 or 1 if ``h_i > 0``; -1 or 0 if
-    ``h_i < 0``; unchanged if ``h_i = 0``).
+    ``h_i < 0``; unchanged if ``h_i = 0``, where fields within 1e-12 of the
+    largest possible field count as 0, so rounding cannot decide a flip).
 
     Parameters
     ----------
@@ -88,13 +90,15 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
     gen = as_generator(rng) if order == "random" else None
     low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
 
+    zero = zero_field_tolerance(W, b)  # a field that is 0 up to rounding leaves the unit as it is
+
     states, flipped = [s.copy()], []
     converged = False
     for _ in range(max_sweeps):
         changed = False
         for i in gen.permutation(n) if gen is not None else range(n):
             h = W[i] @ s + b[i]
-            new = high if h > 0 else low if h < 0 else s[i]
+            new = high if h > zero else low if h < -zero else s[i]
             if new != s[i]:
                 s[i] = new
                 states.append(s.copy())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import check_model, check_states, infer_units
+from ._ties import zero_field_tolerance
 
 
 def _prepare(s, W, b, units):
@@ -127,7 +128,8 @@ def is_stable(s, W, b=None, units=None):
     Returns
     -------
     stable : bool, or ndarray of bool of shape (...)
-        True where every ``flip_energy_changes`` is >= 0.
+        True where every ``flip_energy_changes`` is >= 0 (changes within
+        rounding of 0, 1e-12 of the largest possible field, count as 0).
 
     Examples
     --------
@@ -135,6 +137,8 @@ def is_stable(s, W, b=None, units=None):
     >>> is_stable([1, 1], W), is_stable([1, -1], W)
     (True, False)
     """
+    s, W, b = _prepare(s, W, b, units)
     dE = flip_energy_changes(s, W, b, units)
-    stable = np.all(dE >= 0, axis=-1)
+    # A change that is 0 up to rounding (a flat direction) counts as 0: stable on every machine.
+    stable = np.all(dE >= -2.0 * zero_field_tolerance(W, b), axis=-1)
     return bool(stable) if np.ndim(stable) == 0 else stable

@@ -89,3 +89,18 @@ def test_encoder_report_reads_a_symmetric_mean_field_unit_as_low():
     machine.b[:] = 1e-14  # a last-bit nudge must not flip the reading
     report = bm.encoder_report(machine, method="mean_field", rng=0)
     assert np.all(report.codes == 0) and np.all(report.completions == 0)
+
+
+def test_a_field_that_is_zero_up_to_rounding_decides_nothing():
+    # Unit 0's field from the others is 0.1 + 0.2 - 0.3: zero in exact
+    # arithmetic, 5.6e-17 in floating point. The biases hold units 1-3 at +1.
+    W = np.zeros((4, 4))
+    W[0, 1:] = W[1:, 0] = [0.1, 0.2, -0.3]
+    b = np.array([0.0, 1.0, 1.0, 1.0])
+    assert 0.1 + 0.2 - 0.3 != 0.0
+    for s0 in (-1.0, 1.0):
+        s = np.array([s0, 1.0, 1.0, 1.0])
+        assert bm.energy_descent(s, W, b).flipped.size == 0  # indifferent: nothing flips
+        assert bm.is_stable(s, W, b)
+    # A real field still decides.
+    assert bm.energy_descent([-1.0, 1, 1, 1], W, b + [1e-9, 0, 0, 0]).flipped.tolist() == [0]
