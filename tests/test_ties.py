@@ -104,3 +104,12 @@ def test_a_field_that_is_zero_up_to_rounding_decides_nothing():
         assert bm.is_stable(s, W, b)
     # A real field still decides.
     assert bm.energy_descent([-1.0, 1, 1, 1], W, b + [1e-9, 0, 0, 0]).flipped.tolist() == [0]
+
+
+def test_annealing_to_zero_temperature_ignores_fields_that_are_zero_up_to_rounding():
+    W = np.zeros((4, 4))
+    W[0, 1:] = W[1:, 0] = [0.1, 0.2, -0.3]
+    b = np.array([0.0, 1.0, 1.0, 1.0])
+    initial = np.array([[-1, 1, 1, 1], [1, 1, 1, 1]])
+    result = bm.anneal(W, b, schedule=[(0.0, 3)], n_chains=2, initial=initial, rng=0)
+    assert np.array_equal(result.final_state, initial)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._threads import thin_blas
 from .._checks import (
     check_annealing_schedule,
     check_clamp,
@@ -148,13 +149,17 @@ def _run(op, states, temperatures, keep, first_counted, rule, scan, units, clamp
     energies = np.empty((n_kept, n_chains))
     acceptance = np.empty(n_kept)
     changed = updates = kept = 0
+    zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
     # T as a Python float: a NumPy float64 scalar would turn the lattice's float32 fields into float64.
     for sweep, T in enumerate(temperatures.tolist()):
         update = rule if T > 0 else descend
         changed_now = 0
         for group in schedule.sweep(rng):
             old = op.values(state, group)
-            new = update(old, op.fields(state, group), T, units, rng)
+            fields = op.fields(state, group)
+            if T == 0 and zero > 0:
+                fields = np.where(np.abs(fields) <= zero, 0.0, fields)
+            new = update(old, fields, T, units, rng)
             if np.shape(new) != old.shape:
                 raise ValueError(f"the update rule returned shape {np.shape(new)} for values of shape {old.shape}")
             changed_now += op.assign(state, group, np.asarray(new, dtype=old.dtype))
@@ -170,6 +175,7 @@ def _run(op, states, temperatures, keep, first_counted, rule, scan, units, clamp
     return samples, energies, acceptance, op.states(state)
 
 
+@thin_blas
 def sample(
     W,
     b=None,
@@ -269,6 +275,7 @@ def sample(
     return _chains(op, temperatures, keep, burn_in, units, n_chains, rule, scan, clamped, values, initial, rng)
 
 
+@thin_blas
 def anneal(
     W,
     b=None,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_bool, check_choice, check_integer, check_model, check_real
+from .._ties import TIE_RTOL, zero_field_tolerance
 from .schedules import SCANS, FixedOrder, RandomScan, greedy_colouring
 
 
@@ -48,6 +49,10 @@ class CouplingOperator:
     def clamp(self, state, index, values):
         """Hold units ``index`` (shape (k,)) at ``values`` (shape (n_chains, k)) from now on."""
         raise NotImplementedError
+
+    def zero_field(self):
+        """Fields at most this large in magnitude count as zero at T = 0 (see :mod:`bmlib._ties`)."""
+        return 0.0
 
 
 # ----------------------------------------------------------------------------
@@ -116,6 +121,9 @@ class DenseCouplings(CouplingOperator):
 
     def start(self, states):
         return np.array(states, dtype=float)
+
+    def zero_field(self):
+        return zero_field_tolerance(self.W, self.b)
 
     def states(self, state):
         return state.astype(np.int8)
@@ -297,6 +305,9 @@ class SquareLattice(CouplingOperator):
 
     def start(self, states):
         return _LatticeState(self._split(np.asarray(states, dtype=np.int8)))
+
+    def zero_field(self):
+        return 1e-3 * TIE_RTOL * (4.0 * abs(self.J) + abs(self.h))  # four neighbours and the field
 
     def states(self, state):
         n_chains = state.colours[0].shape[1]
