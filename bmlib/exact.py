@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._threads import thin_blas
 from ._checks import check_clamp, check_exact_size, check_model, check_temperature, check_units
 from .states import MAX_TABLE_UNITS, all_states
 
@@ -125,6 +126,7 @@ def _check(W, b, T, units, what):
     return W, b, T, units
 
 
+@thin_blas
 def log_partition(W, b=None, T=1.0, units="spins"):
     """Exact ``log Z = log sum_s exp(-E(s)/T)``, summed over all 2**n states.
 
@@ -157,6 +159,7 @@ def log_partition(W, b=None, T=1.0, units="spins"):
     return _log_partition(W, b, T, units)
 
 
+@thin_blas
 def boltzmann_distribution(W, b=None, T=1.0, units="spins"):
     """Probability of every state, in :func:`~bmlib.all_states` order.
 
@@ -191,6 +194,7 @@ def boltzmann_distribution(W, b=None, T=1.0, units="spins"):
     return p / p.sum()
 
 
+@thin_blas
 def exact_moments(W, b=None, T=1.0, units="spins"):
     """Exact first and second moments ``<s_i>`` and ``<s_i s_j>``.
 
@@ -228,6 +232,7 @@ def exact_moments(W, b=None, T=1.0, units="spins"):
     return mean, second
 
 
+@thin_blas
 def exact_energy_moments(W, b=None, T=1.0, units="spins"):
     """Exact mean energy ``<E>`` and energy variance ``Var(E)``.
 
@@ -295,6 +300,7 @@ def _clamped(W, b, T, units, clamped, values):
     return free, log_z, means, seconds
 
 
+@thin_blas
 def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
     """Exact log of the partition function with some units clamped.
 
@@ -331,6 +337,7 @@ def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
     return float(log_z[0]) if vals.ndim == 1 else log_z
 
 
+@thin_blas
 def clamped_moments(W, b, clamped, values, T=1.0, units="spins", average=True):
     """Exact ``<s_i>`` and ``<s_i s_j>`` with some units clamped to given values.
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._threads import thin_blas
 from ._checks import (
     _check_finite,
     check_choice,
@@ -238,6 +239,7 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
     )
 
 
+@thin_blas
 def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal="mean_field", rng=None):
     """Importance-sampling estimate of ``log Z`` from a product (factorized) proposal.
 
@@ -322,6 +324,7 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     )
 
 
+@thin_blas
 def log_z_visited_states(
     W, b=None, T=1.0, units="spins", *, n_samples=1000, n_chains=1, burn_in=0, thin=1, scan=None, initial=None,
     rng=None
@@ -421,6 +424,7 @@ def log_z_visited_states(
     )
 
 
+@thin_blas
 def log_z_ais(
     W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, betas=None, base="uniform", scan=None, rng=None
 ):
@@ -553,6 +557,7 @@ def log_z_ais(
     )
 
 
+@thin_blas
 def rbm_log_partition(W_vh, b_v=None, b_h=None, T=1.0, units="bits"):
     """Exact ``log Z`` of a restricted Boltzmann machine, enumerating only its smaller layer.
 

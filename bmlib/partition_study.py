@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._threads import thin_blas
 from ._checks import (
     ApproximationWarning,
     ConvergenceWarning,
@@ -149,6 +150,7 @@ class LogZComparison:
                 f"budgets {list(self.budgets)}, methods {list(self.methods)})")
 
 
+@thin_blas
 def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, budgets=(10_000,), methods=None,
                   n_chains=10, rng=None):
     """Run every log Z estimator on one model across temperatures and budgets, against enumeration.

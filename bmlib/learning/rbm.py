@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._threads import thin_blas
 from .._checks import (
     _as_real_array,
     _check_finite,
@@ -221,6 +222,7 @@ class RBM:
             v = self._sample_visible(self._sample_hidden(v, rng), rng)
         return v
 
+    @thin_blas
     def gibbs(self, v, steps=1, rng=None):
         """Run ``steps`` rounds of block Gibbs sampling ``v -> h -> v'`` from each row of ``v``.
 
@@ -248,6 +250,7 @@ class RBM:
         out = self._gibbs_steps(V, steps, as_generator(rng)).astype(np.int8)
         return out[0] if np.ndim(v) == 1 else out
 
+    @thin_blas
     def sample(self, n_samples, steps=1000, rng=None):
         """Draw visible patterns by block Gibbs sampling from uniformly random starts.
 
@@ -370,6 +373,7 @@ class RBM:
             return log_z, mean_o, mean_a, cross.T
         return log_z, mean_a, mean_o, cross
 
+    @thin_blas
     def log_partition(self):
         """Exact ``log Z``: the smaller layer enumerated, the other summed analytically.
 
@@ -390,6 +394,7 @@ class RBM:
         log_p = -self._free_energy(self._check_data(v, "v")) / self.T - self.log_partition()
         return float(log_p[0]) if np.ndim(v) == 1 else log_p
 
+    @thin_blas
     def log_likelihood(self, data):
         """Exact mean log-likelihood of the data in nats per pattern (at most 0).
 
@@ -410,6 +415,7 @@ class RBM:
         """
         return float(np.mean(self.log_probability(self._check_data(data))))
 
+    @thin_blas
     def pseudo_log_likelihood(self, data):
         """Mean over patterns of ``sum_i log p(v_i | v_others)``; needs no ``Z``.
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._threads import thin_blas
 from .._checks import check_bool, check_choice, check_integer, check_real
 from .._random import as_generator
 from .machine import BoltzmannMachine
@@ -120,6 +121,7 @@ def _batches(P, batch_size, rng):
     return [order[k : k + batch_size] for k in range(0, P, batch_size)]
 
 
+@thin_blas
 def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_decay=0.0, batch_size=None,
           statistics="exact", update="gradient", monitor="auto", progress=True, rng=None):
     """Fit a model to data by gradient ascent on the log-likelihood; the model is updated in place.

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._threads import thin_blas
 from .._checks import _as_real_array
 from .._random import as_generator
 from .chains import SampleResult, sample
@@ -93,6 +94,7 @@ def thermal_averages(result):
     }
 
 
+@thin_blas
 def temperature_scan(
     W,
     b=None,

@@ -1,0 +1,71 @@
+"""Run bmlib's thin matrix products on one BLAS thread.
+
+bmlib's hot loops multiply many small or thin matrices: a block of states by
+``W`` in exact enumeration, a few hundred chains by one row of ``W`` per
+Gibbs step, a handful of replicas per AIS step. Splitting such a product over
+BLAS threads gains nothing, and on a busy machine (two cores, another process
+on one of them) the threads wait for each other: the exact ``log Z`` of 24
+units took 2-8 times longer with OpenBLAS's two threads than with one, and an
+RBM AIS run 35 times longer (``benchmarks/blas_threads.py`` measures it).
+
+:func:`thin_blas` wraps a public function so that its body runs with the BLAS
+limited to one thread (threadpoolctl, set and restored around the call, about
+10 microseconds). Nested calls do not set it again. Results do not depend on
+it: OpenBLAS splits a product by output blocks, so every entry is summed in
+the same order either way (the chapters are re-executed under both in
+``tests/test_any_machine.py``).
+
+Without threadpoolctl (a browser kernel, say) the functions run unchanged.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+_state = threading.local()
+_controller = None
+#: Set to False to run with the BLAS's own thread count (the benchmark's reference).
+ENABLED = True
+
+
+def _blas_controller():
+    """threadpoolctl's controller for the loaded BLAS, made once (it scans the loaded libraries)."""
+    global _controller
+    if _controller is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - threadpoolctl is a dependency; tolerate its absence
+            _controller = False
+        else:
+            _controller = ThreadpoolController().select(user_api="blas")
+    return _controller
+
+
+def thin_blas(func):
+    """Decorator: run ``func`` with the BLAS on one thread (once, at the outermost call).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> @thin_blas
+    ... def trace_of_square(A):
+    ...     return float(np.trace(A @ A))
+    >>> trace_of_square(np.eye(3))
+    3.0
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if getattr(_state, "inside", False) or not ENABLED:
+            return func(*args, **kwargs)
+        controller = _blas_controller()
+        if not controller:
+            return func(*args, **kwargs)
+        _state.inside = True
+        try:
+            with controller.limit(limits=1):
+                return func(*args, **kwargs)
+        finally:
+            _state.inside = False
+
+    return wrapper
