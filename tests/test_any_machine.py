@@ -1,0 +1,113 @@
+"""Every chapter gives the page the reader saw, on any machine.
+
+The stored outputs were made on one CPU. Another machine rounds differently:
+its BLAS uses another kernel (OpenBLAS picks one per CPU), another number of
+threads, and NumPy dispatches other SIMD loops. A printed number that depends
+on the last bit of a float (a tie decided by rounding, a value at a rounding
+boundary, a chaotic trajectory) then changes, and nbval fails there but not
+here. This test re-executes every chapter with floating point perturbed in
+those ways *on this machine* and requires the stored outputs all the same.
+
+Each perturbation first checks in a child process that it took effect (the
+BLAS kernel and thread count reported by threadpoolctl, NumPy's dispatched
+features); one that cannot be applied here is skipped with the reason.
+"""
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted(str(p) for p in (ROOT / "book").glob("*.ipynb"))
+
+_PROBE = """
+import json, numpy, threadpoolctl
+from numpy._core import _multiarray_umath as umath
+blas = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+print(json.dumps({
+    "blas": [(i["internal_api"], i.get("architecture"), i["num_threads"]) for i in blas],
+    "found": [f for f in umath.__cpu_dispatch__ if umath.__cpu_features__.get(f)],
+}))
+"""
+
+
+def _probe(env):
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _environment(**changes):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "NPY_DISABLE", "NPY_ENABLE"))}
+    env.update(changes)
+    return env
+
+
+BASE = _probe(_environment())
+OPENBLAS = [b for b in BASE["blas"] if b[0] == "openblas"]
+# OpenBLAS kernels: a generic one every CPU of the architecture runs, and a newer one (AVX2 on x86).
+_GENERIC, _NEWER = {"x86_64": ("Nehalem", "Haswell"), "aarch64": ("ARMV8", "NEOVERSEN1")}.get(
+    platform.machine(), (None, None))
+
+
+def _has_avx2():
+    try:
+        return " avx2" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+def _perturbations():
+    cases = []
+    threads = OPENBLAS[0][2] if OPENBLAS else 1
+    other = "1" if threads > 1 else "4"  # one thread where there are several, else several
+    cases.append(pytest.param({"OPENBLAS_NUM_THREADS": other, "OMP_NUM_THREADS": other}, id=f"blas-threads-{other}"))
+    kernel = _NEWER if _NEWER and (_NEWER != "Haswell" or _has_avx2()) else _GENERIC
+    if kernel:
+        cases.append(pytest.param({"OPENBLAS_CORETYPE": kernel}, id=f"openblas-{kernel}"))
+    # NumPy's SIMD loops limited to its baseline, with the generic BLAS kernel too.
+    env = {"NPY_DISABLE_CPU_FEATURES": ",".join(BASE["found"])} if BASE["found"] else {}
+    if _GENERIC:
+        env["OPENBLAS_CORETYPE"] = _GENERIC
+    if env:
+        cases.append(pytest.param(env, id="numpy-baseline-simd" + (f"-openblas-{_GENERIC}" if _GENERIC else "")))
+    return cases
+
+
+def _took_effect(changes, probe):
+    """Reasons why ``changes`` did not take effect in the child (empty if they did)."""
+    problems = []
+    blas = [b for b in probe["blas"] if b[0] == "openblas"]
+    if "OPENBLAS_NUM_THREADS" in changes or "OPENBLAS_CORETYPE" in changes:
+        if not blas:
+            return ["NumPy's BLAS is not OpenBLAS here"]
+    if "OPENBLAS_NUM_THREADS" in changes and blas[0][2] != int(changes["OPENBLAS_NUM_THREADS"]):
+        problems.append(f"OpenBLAS runs {blas[0][2]} threads, not {changes['OPENBLAS_NUM_THREADS']}")
+    # OpenBLAS may report a related name (Prescott runs as "Katmai"): what counts is another kernel.
+    if "OPENBLAS_CORETYPE" in changes and blas[0][1] == OPENBLAS[0][1]:
+        problems.append(f"OPENBLAS_CORETYPE={changes['OPENBLAS_CORETYPE']} still runs this CPU's kernel {blas[0][1]}")
+    if "NPY_DISABLE_CPU_FEATURES" in changes and probe["found"]:
+        problems.append(f"NumPy still dispatches {probe['found']}")
+    return problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("changes", _perturbations())
+def test_chapters_match_their_stored_outputs_with_perturbed_floating_point(changes):
+    env = _environment(**changes)
+    problems = _took_effect(changes, _probe(env))
+    if problems:
+        pytest.skip("perturbation not possible on this machine: " + "; ".join(problems))
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+         "--nbval", "--nbval-current-env", *CHAPTERS],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200,
+    )
+    summary = "\n".join(line for line in result.stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
+    assert result.returncode == 0, (
+        f"with {changes} the chapters' outputs differ from the stored ones:\n{summary}\n\n{result.stdout[-6000:]}"
+    )
