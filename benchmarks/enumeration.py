@@ -40,7 +40,7 @@ import bmlib
 try:
     import numba
     from numba import njit
-except ImportError:  # the numba column is optional; see benchmarks/requirements.txt
+except ImportError:  # the numba column is optional; the "bench" extra in pyproject.toml installs it
     numba = None
 
 SIZES = (12, 16, 20, 24, 28)
@@ -281,7 +281,7 @@ def main(argv=None):
     bmlib.log_partition(*random_model(12), T)
 
     if numba is None:
-        print("numba is not installed: the numba column is skipped (pip install -r benchmarks/requirements.txt).")
+        print("numba is not installed: the numba column is skipped (.venv/bin/pip install -e ".[bench]").")
     else:
         start = time.perf_counter()
         gray_code_log_partition(*random_model(4), T)

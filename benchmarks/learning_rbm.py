@@ -40,7 +40,7 @@ import bmlib as bm
 
 try:
     from sklearn.neural_network import BernoulliRBM
-except ImportError:  # part 2 is optional; see benchmarks/requirements.txt
+except ImportError:  # part 2 is optional; the "bench" extra in pyproject.toml installs it
     BernoulliRBM = None
 
 N_HIDDEN = 16
@@ -90,7 +90,7 @@ def sklearn_free_energy(model, v):
 def part2(data, epochs):
     print("\nPart 2: bmlib.RBM against sklearn.neural_network.BernoulliRBM, identical hyper-parameters")
     if BernoulliRBM is None:
-        print("  scikit-learn is not installed (pip install -r benchmarks/requirements.txt); skipped.")
+        print("  scikit-learn is not installed (.venv/bin/pip install -e ".[bench]"); skipped.")
         return True
     import sklearn
 

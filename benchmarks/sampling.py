@@ -48,7 +48,7 @@ import bmlib
 try:
     import numba
     from numba import njit
-except ImportError:  # the numba columns are optional; see benchmarks/requirements.txt
+except ImportError:  # the numba columns are optional; the "bench" extra in pyproject.toml installs it
     numba = None
 
 SEED = 2024
@@ -342,7 +342,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     print_environment()
     if numba is None:
-        print("numba is not installed: the numba columns are skipped (pip install -r benchmarks/requirements.txt).\n")
+        print("numba is not installed: the numba columns are skipped (.venv/bin/pip install -e ".[bench]").\n")
 
     ok = check_lattice(args.quick) & check_dense(args.quick)
     lattice = time_lattice(args.quick)
