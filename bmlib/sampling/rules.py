@@ -97,10 +97,15 @@ def heat_bath(values, fields, T, units, rng):
     (0.73, 0.73)
     """
     low, high = LEVELS[units]
-    p_high = np.tanh(fields * float((high - low) / (2.0 * T)))
-    p_high += 1.0
-    p_high *= 0.5
-    return _set_levels(_uniform(rng, p_high) < p_high, units, values.dtype)
+    # u < (1 + tanh) / 2  <=>  2u - 1 < tanh, with 2u - 1 exact in u's precision. tanh is
+    # evaluated in float64 even for the lattice's float32 fields: NumPy's float32 tanh
+    # differs by an ulp (6e-8) between SIMD levels, and with ~1e8 decisions in a chapter
+    # some u falls in between, so the chain (and a printed number) would differ between
+    # machines; float64 moves that to ~1e-16 per decision.
+    u = _uniform(rng, fields)
+    u *= 2
+    u -= 1
+    return _set_levels(u < np.tanh(np.multiply(fields, (high - low) / (2.0 * T), dtype=np.float64)), units, values.dtype)
 
 
 def metropolis(values, fields, T, units, rng):
@@ -147,8 +152,9 @@ def metropolis(values, fields, T, units, rng):
     low, high = LEVELS[units]
     flipped = ((low + high) - values).astype(values.dtype)
     delta_e = (values - flipped) * fields
-    # min(1, exp(-dE/T)) as exp(min(0, -dE/T)): no overflow when dE << 0.
-    accept = _uniform(rng, fields) < np.exp(np.minimum(0.0, delta_e * float(-1.0 / T)))
+    # min(1, exp(-dE/T)) as exp(min(0, -dE/T)): no overflow when dE << 0. In float64 for
+    # float32 fields too, so that the decision does not depend on NumPy's SIMD level (see heat_bath).
+    accept = _uniform(rng, fields) < np.exp(np.minimum(0.0, np.multiply(delta_e, -1.0 / T, dtype=np.float64)))
     return np.where(accept, flipped, values)
 
 
