@@ -281,7 +281,7 @@ def main(argv=None):
     bmlib.log_partition(*random_model(12), T)
 
     if numba is None:
-        print("numba is not installed: the numba column is skipped (.venv/bin/pip install -e ".[bench]").")
+        print("numba is not installed: the numba column is skipped (.venv/bin/pip install -e '.[bench]').")
     else:
         start = time.perf_counter()
         gray_code_log_partition(*random_model(4), T)

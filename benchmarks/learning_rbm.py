@@ -90,7 +90,7 @@ def sklearn_free_energy(model, v):
 def part2(data, epochs):
     print("\nPart 2: bmlib.RBM against sklearn.neural_network.BernoulliRBM, identical hyper-parameters")
     if BernoulliRBM is None:
-        print("  scikit-learn is not installed (.venv/bin/pip install -e ".[bench]"); skipped.")
+        print("  scikit-learn is not installed (.venv/bin/pip install -e '.[bench]'); skipped.")
         return True
     import sklearn
 

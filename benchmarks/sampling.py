@@ -342,7 +342,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     print_environment()
     if numba is None:
-        print("numba is not installed: the numba columns are skipped (.venv/bin/pip install -e ".[bench]").\n")
+        print("numba is not installed: the numba columns are skipped (.venv/bin/pip install -e '.[bench]').\n")
 
     ok = check_lattice(args.quick) & check_dense(args.quick)
     lattice = time_lattice(args.quick)
