@@ -56,7 +56,7 @@ from .ising_exact import (
     onsager_free_energy_per_spin,
     yang_magnetization,
 )
-from .lattices import chain_couplings, sk_couplings, square_lattice_couplings
+from .lattices import chain_couplings, curie_weiss_couplings, sk_couplings, square_lattice_couplings
 from .learning import (
     RBM,
     AnnealedStatistics,
@@ -110,12 +110,15 @@ from .plotting import (
     state_labels,
 )
 from .sampling import (
+    ChiSquareResult,
     DenseCouplings,
     SampleResult,
     SquareLattice,
     anneal,
+    autocorrelation,
     autocorrelation_time,
     blocking_error,
+    chi_square_test,
     convergence_curves,
     estimate,
     greedy_colouring,
@@ -131,6 +134,7 @@ from .sampling import (
 from .states import (
     MAX_TABLE_UNITS,
     all_states,
+    state_index,
     to_bits,
     to_bits_parameters,
     to_spins,
@@ -157,6 +161,7 @@ from .widgets import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ChiSquareResult",
     "AnnealedStatistics",
     "ApproximationWarning",
     "BetheResult",
@@ -189,10 +194,12 @@ __all__ = [
     "TrainingHistory",
     "all_states",
     "anneal",
+    "autocorrelation",
     "autocorrelation_time",
     "bars_and_stripes",
     "belief_propagation",
     "blocking_error",
+    "chi_square_test",
     "boltzmann_distribution",
     "chain_couplings",
     "chain_log_partition",
@@ -211,6 +218,7 @@ __all__ = [
     "compare_log_z",
     "convergence_curves",
     "critical_temperature",
+    "curie_weiss_couplings",
     "encoder_mask",
     "encoder_patterns",
     "encoder_report",
@@ -277,6 +285,7 @@ __all__ = [
     "sk_couplings",
     "square_lattice_couplings",
     "state_frequencies",
+    "state_index",
     "state_labels",
     "tap_mean_field",
     "temperature_scan",

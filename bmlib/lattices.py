@@ -9,6 +9,7 @@ functions here return ``W``; the field is left to the caller.
 chain_couplings               1-D chain, open or closed into a ring
 square_lattice_couplings      2-D square lattice, open or on a torus
 sk_couplings                  Sherrington-Kirkpatrick spin glass (all-to-all)
+curie_weiss_couplings         fully connected ferromagnet (mean field is exact as n grows)
 ============================  =================================================
 """
 from __future__ import annotations
@@ -177,3 +178,41 @@ def sk_couplings(n, J=1.0, rng=None):
     W = np.zeros((n, n))
     W[i, j] = gen.normal(0.0, J / np.sqrt(n), size=i.size)
     return W + W.T
+
+
+def curie_weiss_couplings(n, J=1.0):
+    """Couplings of the Curie-Weiss model: every pair of ``n`` spins coupled by ``J / (n - 1)``.
+
+    With this scaling a spin in a uniform state of magnetization ``m`` feels
+    the field ``J m`` whatever ``n``, so the model has a transition at
+    ``T = J`` as ``n`` grows, where naive mean field becomes exact.
+
+    Parameters
+    ----------
+    n : int
+        Number of spins, ``n >= 2``.
+    J : float
+        Total coupling of one spin to all the others.
+
+    Returns
+    -------
+    W : ndarray of shape (n, n)
+        ``J / (n - 1)`` off the diagonal, 0 on it.
+
+    Notes
+    -----
+    Explained in the chapter "The deterministic Boltzmann machine".
+
+    Examples
+    --------
+    >>> import bmlib as bm
+    >>> bm.curie_weiss_couplings(3, J=2.0)
+    array([[0., 1., 1.],
+           [1., 0., 1.],
+           [1., 1., 0.]])
+    """
+    n = check_integer(n, "n", minimum=2)
+    J = check_real(J, "J")
+    W = np.full((n, n), J / (n - 1))
+    np.fill_diagonal(W, 0.0)
+    return W

@@ -56,9 +56,49 @@ def all_states(n, units="spins"):
             f"n must be <= {MAX_TABLE_UNITS} for a full table of states (2**{n} rows would not fit "
             "in memory); log_partition and exact_moments enumerate larger models in blocks"
         )
-    k = np.arange(2**n, dtype=np.int64)[:, None]
-    digits = ((k >> np.arange(n - 1, -1, -1)) & 1).astype(np.int8)
-    return digits if units == "bits" else 2 * digits - 1
+    return _states_of_index(np.arange(2**n, dtype=np.int64), n, low=0 if units == "bits" else -1)
+
+
+def state_index(states, units=None):
+    """Row of each state in :func:`all_states` order: the state read as a binary number.
+
+    Parameters
+    ----------
+    states : array_like of shape (n,) or (..., n)
+        Spins (-1/+1) or bits (0/1); ``n <= 62``.
+    units : {"spins", "bits"}, optional
+        Inferred from the values if omitted.
+
+    Returns
+    -------
+    int, or ndarray of int64 of shape (...)
+        ``k`` such that ``all_states(n, units)[k]`` equals the state: unit 0
+        is the most significant binary digit, +1 or 1 the digit 1.
+
+    Examples
+    --------
+    >>> import bmlib as bm
+    >>> bm.state_index([1, -1, 1])
+    5
+    >>> bm.state_index(bm.all_states(3, units="bits")).tolist()
+    [0, 1, 2, 3, 4, 5, 6, 7]
+    """
+    try:
+        shape = np.shape(states)
+    except ValueError:  # ragged: check_states says what is wrong
+        shape = ()
+    s = check_states(states, shape[-1] if shape else -1, units, name="states")
+    n = s.shape[-1]
+    if n > 62:
+        raise ValueError(f"states must have at most 62 units for an int64 index; got {n}")
+    index = (s == 1).astype(np.int64) @ (np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64))
+    return int(index) if s.ndim == 1 else index
+
+
+def _states_of_index(index, n, low=-1, high=1, dtype=np.int8):
+    """Inverse of :func:`state_index`: the states of rows ``index`` (any shape) of ``all_states(n)``."""
+    digits = (np.asarray(index, dtype=np.int64)[..., None] >> np.arange(n - 1, -1, -1, dtype=np.int64)) & 1
+    return np.where(digits == 1, high, low).astype(dtype)
 
 
 def _converted(x, dtype_of):

@@ -95,3 +95,12 @@ def test_book_builds_with_warnings_as_errors(built_book):
     # MathJax is served from the book's own files (book/_ext/offline_reading.py).
     assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()
     assert 'src="../_static/mathjax/tex-chtml.js' in energy.replace('defer="defer" ', '')
+
+
+def test_api_page_is_generated_from_the_public_names():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "api_page.py"), "--check"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr + result.stdout

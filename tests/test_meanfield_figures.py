@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 import bmlib as bm
 from bmlib.exercises.meanfield import _reference_sweep
-from bmlib.plotting.meanfield import _curie_weiss, _uniform_fixed_points
+from bmlib.plotting.meanfield import _uniform_fixed_points
 
 # The chapter's model: two teams {0, 1} and {2, 3} that prefer to disagree.
 W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 1, 0]])
@@ -43,7 +43,7 @@ def test_uniform_fixed_points_form_a_pitchfork():
 
 def test_uniform_fixed_points_are_what_the_solver_finds_on_the_full_network():
     # The one-unit picture is the n-unit equations when all units have the same mean.
-    W = _curie_weiss(10, 1.0)
+    W = bm.curie_weiss_couplings(10, 1.0)
     for T, b in ((0.6, 0.0), (0.5, 0.1), (1.5, 0.2)):
         roots, stable = _uniform_fixed_points(1.0, b, T)
         for start in (0.9, -0.9):
@@ -67,7 +67,7 @@ def test_plot_self_consistency_draws_the_solutions_and_the_exact_averages():
     mean_line, rms_line = exact
     np.testing.assert_allclose(mean_line.get_ydata(), 0.0, atol=1e-12)
     T, rms = rms_line.get_xdata()[5], rms_line.get_ydata()[5]
-    _, second = bm.exact_moments(_curie_weiss(6, 1.0), T=T)
+    _, second = bm.exact_moments(bm.curie_weiss_couplings(6, 1.0), T=T)
     np.testing.assert_allclose(rms, np.sqrt((1 + 5 * second[0, 1]) / 6))
 
 

@@ -17,6 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from .._checks import ConvergenceWarning, check_integer, check_model, check_real, check_temperature, check_units
 from ..exact import exact_moments
+from ..lattices import curie_weiss_couplings
 from ..learning.machine import BoltzmannMachine
 from ..meanfield import naive_mean_field, tap_mean_field
 from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _new_figure, _tidy
@@ -25,13 +26,6 @@ from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, 
 _CURVE_COLOURS = (NEGATIVE, HIGHLIGHT, POSITIVE, UNIT_ON)
 #: Points on [-1, 1] where the one-unit equation is scanned for sign changes.
 _GRID = np.linspace(-1.0, 1.0, 2001)
-
-
-def _curie_weiss(n, J):
-    """Weights of the fully connected ferromagnet, ``w_ij = J / (n - 1)``: a uniform state feels ``J m``."""
-    W = np.full((n, n), J / (n - 1))
-    np.fill_diagonal(W, 0.0)
-    return W
 
 
 def _uniform_fixed_points(J, b, T):
@@ -117,7 +111,7 @@ def _draw_pitchfork(ax, J, b, T_range, n, n_temperatures=300, n_exact=60):
     ax.plot(temps, upper, color=HIGHLIGHT, lw=2, label="mean field, stable")
     ax.plot(temps, lower, color=HIGHLIGHT, lw=2)
     ax.plot(temps, middle, color=HIGHLIGHT, lw=1.2, ls="--", label="mean field, unstable", zorder=3)
-    W = _curie_weiss(n, J)
+    W = curie_weiss_couplings(n, J)
     bias = np.full(n, float(b))
     exact_T = np.linspace(*T_range, n_exact)
     means, rms = [], []

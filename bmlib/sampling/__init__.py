@@ -18,21 +18,25 @@ The public names are re-exported flat from :mod:`bmlib`.
 """
 from .chains import SampleResult, anneal, sample
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
-from .diagnostics import Estimate, autocorrelation_time, blocking_error, estimate
+from .diagnostics import Estimate, autocorrelation, autocorrelation_time, blocking_error, estimate
+from .goodness import ChiSquareResult, chi_square_test
 from .observables import temperature_scan, thermal_averages
 from .rules import heat_bath, metropolis
 from .schedules import greedy_colouring
 from .transition import convergence_curves, state_frequencies, total_variation, transition_matrix
 
 __all__ = [
+    "ChiSquareResult",
     "CouplingOperator",
     "DenseCouplings",
     "Estimate",
     "SampleResult",
     "SquareLattice",
     "anneal",
+    "autocorrelation",
     "autocorrelation_time",
     "blocking_error",
+    "chi_square_test",
     "convergence_curves",
     "estimate",
     "greedy_colouring",

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import _as_real_array, _check_finite, check_real
+from .._checks import _as_real_array, _check_finite, check_integer, check_real
 
 
 def _series(x, name="x", minimum=2):
@@ -55,6 +55,50 @@ def _autocorrelation(x):
     spectrum = np.fft.rfft(centred, n=size, axis=0)
     acov = np.fft.irfft(spectrum * spectrum.conj(), n=size, axis=0)[:n].sum(axis=1)
     return acov / acov[0] if acov[0] > 0 else np.full(n, np.nan)
+
+
+def autocorrelation(x, max_lag=None):
+    """Normalized autocorrelation function ``rho(t)`` of a series, pooled over chains.
+
+    ``rho(t) = C(t) / C(0)`` with ``C(t)`` the autocovariance at lag ``t``
+    (deviations from each chain's own mean, summed over the ``n - t`` pairs
+    and over chains, divided by the same ``n`` at every lag: the usual
+    estimator, which keeps ``rho`` a positive-definite sequence).
+
+    Parameters
+    ----------
+    x : array_like of shape (n_samples,) or (n_samples, n_chains)
+        ``n_samples >= 2``.
+    max_lag : int, optional
+        Largest lag returned, ``0 <= max_lag < n_samples`` (default: all).
+
+    Returns
+    -------
+    rho : ndarray of shape (max_lag + 1,)
+        ``rho[0] = 1``; all NaN if ``x`` is constant.
+
+    Notes
+    -----
+    Computed by FFT in O(n log n). :func:`autocorrelation_time` sums it.
+    Explained in the chapter "The Boltzmann-Gibbs distribution".
+
+    Examples
+    --------
+    An AR(1) series ``x_t = 0.8 x_{t-1} + noise`` has ``rho(t) = 0.8**t``:
+
+    >>> import numpy as np
+    >>> import bmlib as bm
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.zeros(100_000)
+    >>> for t in range(1, x.size):
+    ...     x[t] = 0.8 * x[t - 1] + rng.normal()
+    >>> bm.autocorrelation(x, max_lag=3).round(2)
+    array([1.  , 0.8 , 0.64, 0.51])
+    """
+    x = _series(x)
+    n = x.shape[0]
+    max_lag = n - 1 if max_lag is None else check_integer(max_lag, "max_lag", minimum=0, maximum=n - 1)
+    return _autocorrelation(x)[: max_lag + 1]
 
 
 def autocorrelation_time(x, window=5.0):

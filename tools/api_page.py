@@ -1,0 +1,134 @@
+"""Write book/api.md: every public name of bmlib, in one section per chapter.
+
+Usage:  python tools/api_page.py          (rewrites book/api.md)
+        python tools/api_page.py --check  (exit 1 if book/api.md is out of date)
+
+A name goes to the chapter of the module that defines it (the table below);
+a few names are placed by hand. tests/test_book.py runs ``--check``, so a
+new public name cannot be left off the page or put on it twice.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import bmlib  # noqa: E402
+
+# (title, chapter file, modules whose public names it documents), in reading order.
+SECTIONS = [
+    ("Energy and states", "energy",
+     ["bmlib.states", "bmlib.energy", "bmlib.descent", "bmlib.hebbian",
+      "bmlib.plotting._style", "bmlib.plotting.energy", "bmlib.widgets.energy", "bmlib.exercises.energy"]),
+    ("The Boltzmann-Gibbs distribution: exact sums and sampling", "boltzmann_gibbs",
+     ["bmlib.exact", "bmlib.sampling.chains", "bmlib.sampling.rules", "bmlib.sampling.schedules",
+      "bmlib.sampling.transition", "bmlib.sampling.diagnostics", "bmlib.sampling.goodness", "bmlib.sampling.couplings",
+      "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling"]),
+    ("The Ising model", "ising",
+     ["bmlib.lattices", "bmlib.ising_exact", "bmlib.sampling.observables",
+      "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
+    ("Learning", "learning_rule",
+     ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.statistics", "bmlib.datasets",
+      "bmlib.io", "bmlib.plotting.learning", "bmlib.widgets.learning", "bmlib.exercises.learning"]),
+    ("Hidden units and restricted Boltzmann machines", "hidden_units",
+     ["bmlib.learning.rbm", "bmlib.learning.encoder", "bmlib.learning.annealed",
+      "bmlib.plotting.hidden", "bmlib.widgets.hidden", "bmlib.exercises.hidden"]),
+    ("Mean field: the deterministic Boltzmann machine", "deterministic",
+     ["bmlib.meanfield", "bmlib.learning.deterministic",
+      "bmlib.plotting.meanfield", "bmlib.widgets.meanfield", "bmlib.exercises.meanfield"]),
+    ("The normalizing constant Z", "normalizing_constant",
+     ["bmlib.partition", "bmlib.partition_study", "bmlib.bethe",
+      "bmlib.plotting.partition", "bmlib.widgets.partition", "bmlib.exercises.partition"]),
+    ("Shared pieces", None, ["bmlib._checks", "bmlib.widgets._base"]),
+]
+# Names whose home is not their module's chapter, and constants (which have no module).
+PLACED = {
+    "SquareLattice": "ising",
+    "curie_weiss_couplings": "deterministic",
+    "MAX_EXACT_UNITS": "boltzmann_gibbs",
+    "MAX_TABLE_UNITS": "boltzmann_gibbs",
+    "TEN_PIXEL_PROTOTYPES": "learning_rule",
+}
+
+# Constants are described here: autodoc would show an ndarray's own docstring.
+CONSTANTS = {
+    "MAX_EXACT_UNITS": "Largest number of units that exact enumeration accepts (2**n states summed in blocks).",
+    "MAX_TABLE_UNITS": "Largest number of units for which a full table of 2**n rows (states, probabilities) is returned.",
+    "TEN_PIXEL_PROTOTYPES": "The three prototypes behind ``ten_pixel_images``, 2 x 5 images in bits, one per row.",
+}
+
+INTRO = """# API reference
+
+Every public name of `bmlib`, generated from the docstrings in the library
+itself (the examples in them run as tests, so they stay true), grouped by the
+chapter that explains it. Import the library as
+
+```python
+import bmlib as bm
+```
+
+and call any name below as `bm.<name>`. Within a section, functions come
+first, then classes and result types, then constants.
+
+<!-- Written by tools/api_page.py from bmlib's public names; do not edit by hand. -->
+"""
+
+
+def _home(name):
+    if name in PLACED:
+        return PLACED[name]
+    module = getattr(getattr(bmlib, name), "__module__", None)
+    for _, chapter, modules in SECTIONS:
+        if module in modules:
+            return chapter
+    raise SystemExit(f"tools/api_page.py: no section for bmlib.{name} (module {module}); add its module to SECTIONS")
+
+
+def _directive(name):
+    obj = getattr(bmlib, name)
+    if inspect.isclass(obj):
+        return f".. autoclass:: bmlib.{name}\n   :members:\n"
+    if callable(obj):
+        return f".. autofunction:: bmlib.{name}\n"
+    return f".. py:data:: bmlib.{name}\n   :value: {_value(obj)}\n\n   {CONSTANTS[name]}\n"
+
+
+def _value(obj):
+    return f"array of shape {obj.shape}" if hasattr(obj, "shape") else repr(obj)
+
+
+def _kind(name):
+    obj = getattr(bmlib, name)
+    return 1 if inspect.isclass(obj) else 0 if callable(obj) else 2
+
+
+def page():
+    homes = {name: _home(name) for name in bmlib.__all__}
+    parts = [INTRO]
+    for title, chapter, _ in SECTIONS:
+        names = sorted((n for n, home in homes.items() if home == chapter), key=lambda n: (_kind(n), n.lower()))
+        if not names:
+            continue
+        see = f"\nExplained in the chapter {{doc}}`{chapter}`.\n" if chapter else "\n"
+        parts.append(f"\n## {title}\n{see}\n```{{eval-rst}}\n" + "\n".join(_directive(n) for n in names) + "```\n")
+    return "".join(parts)
+
+
+def main(argv):
+    target = ROOT / "book" / "api.md"
+    text = page()
+    if "--check" in argv:
+        if target.read_text() != text:
+            print("book/api.md is out of date: run python tools/api_page.py", file=sys.stderr)
+            return 1
+        return 0
+    target.write_text(text)
+    print(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
