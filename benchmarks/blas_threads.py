@@ -53,7 +53,7 @@ def _workloads(quick):
     W_exact, b_exact = W + W.T, rng.normal(scale=0.3, size=n_exact)
     W = np.triu(rng.normal(scale=0.1, size=(100, 100)), 1)
     W_dense = W + W.T
-    rbm = bm.RBM(16, 8, rng=1)
+    rbm = bm.RBM(16, 8, rng=1, units="bits")
     rbm.W[:] = rng.normal(scale=0.5, size=rbm.W.shape)
     full = rbm.to_boltzmann_machine()
     data = (rng.random((64, 16)) < 0.5).astype(float)

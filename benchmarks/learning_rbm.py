@@ -64,7 +64,7 @@ def part1(data, epochs):
     for name, make in methods.items():
         curves, seconds = [], 0.0
         for seed in SEEDS:
-            rbm = bm.RBM(9, N_HIDDEN, init_scale=0.1, rng=seed)
+            rbm = bm.RBM(9, N_HIDDEN, init_scale=0.1, rng=seed, units="bits")
             start = time.perf_counter()
             history = bm.train(rbm, data, epochs=epochs, learning_rate=LEARNING_RATE, statistics=make(),
                                progress=False, rng=seed + 10)
@@ -102,7 +102,7 @@ def part2(data, epochs):
     agree = True
     for seed in SEEDS:
         # Alternate the two so that a burst of load on a shared machine hits both alike.
-        rbm = bm.RBM(9, N_HIDDEN, init_scale=0.01, rng=seed)
+        rbm = bm.RBM(9, N_HIDDEN, init_scale=0.01, rng=seed, units="bits")
         start = time.perf_counter()
         bm.train(rbm, data, epochs=epochs, learning_rate=LEARNING_RATE, batch_size=batch,
                  statistics=bm.PersistentContrastiveDivergence(k=1, n_chains=batch), monitor=None, progress=False,
@@ -139,7 +139,7 @@ def main():
     epochs = 300 if args.quick else args.epochs
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, bmlib {bm.__version__}, "
           f"{platform.machine()}\n")
-    data = bm.bars_and_stripes(3)
+    data = bm.bars_and_stripes(3, units="bits")
     part1(data, epochs)
     ok = part2(data, epochs)
     return 0 if ok else 1

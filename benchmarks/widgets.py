@@ -57,7 +57,7 @@ def main():
                  chapter_W, [0.5, 0, 0, -0.5], initial=[-1, -1, 1, 1], n_sweeps=200)),
              ("ising_widget (32 x 32, 40 sweeps per step)", bm.ising_widget(L=32, T=2.5)),
              ("learning_widget (10-pixel images, 100 epochs)", bm.learning_widget(
-                 bm.to_spins(bm.ten_pixel_images()), epochs=100, init_scale=0.0, epoch=5)),
+                 bm.ten_pixel_images(), epochs=100, init_scale=0.0, epoch=5)),
              ("partition_widget (4 x 4 torus, 10 temperatures)", bm.partition_widget(
                  bm.square_lattice_couplings(4), budgets=(1000, 10_000), rng=0)),
              ("mean_field_widget (chapter model, n=4)", bm.mean_field_widget(chapter_W, [0.5, 0, 0, -0.5])),

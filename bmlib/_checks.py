@@ -287,26 +287,26 @@ def check_means(m, n, units, name):
     return arr
 
 
-def check_rbm_parameters(W_vh, b_v=None, b_h=None):
+def check_rbm_parameters(W, b_visible=None, b_hidden=None):
     """Validate the parameters of a restricted Boltzmann machine; return them as float arrays.
 
-    The rules: ``W_vh`` a finite matrix of shape ``(n_visible, n_hidden)``, both >= 1;
-    ``b_v`` of shape ``(n_visible,)`` and ``b_h`` of shape ``(n_hidden,)`` (zeros if ``None``).
+    The rules: ``W`` a finite matrix of shape ``(n_visible, n_hidden)``, both >= 1;
+    ``b_visible`` of shape ``(n_visible,)`` and ``b_hidden`` of shape ``(n_hidden,)`` (zeros if ``None``).
     """
-    W = _as_real_array(W_vh, "W_vh")
+    W = _as_real_array(W, "W")
     if W.ndim != 2 or 0 in W.shape:
         raise ValueError(
-            f"W_vh must be a matrix of shape (n_visible, n_hidden) with both sizes >= 1; got shape {W.shape}"
+            f"W must be a matrix of shape (n_visible, n_hidden) with both sizes >= 1; got shape {W.shape}"
         )
-    _check_finite(W, "W_vh")
+    _check_finite(W, "W")
     biases = []
-    for b, size, name in ((b_v, W.shape[0], "b_v"), (b_h, W.shape[1], "b_h")):
+    for b, size, name in ((b_visible, W.shape[0], "b_visible"), (b_hidden, W.shape[1], "b_hidden")):
         if b is None:
             biases.append(np.zeros(size))
             continue
         b = _as_real_array(b, name)
         if b.shape != (size,):
-            raise ValueError(f"{name} must have shape ({size},) to match W_vh of shape {W.shape}; got shape {b.shape}")
+            raise ValueError(f"{name} must have shape ({size},) to match W of shape {W.shape}; got shape {b.shape}")
         _check_finite(b, name)
         biases.append(b)
     return W, biases[0], biases[1]

@@ -1,7 +1,9 @@
 """Small data sets that the book learns: every pattern listed, in a documented order.
 
 Each function returns an ``int8`` array of shape ``(P, n)``, one pattern per
-row, in bits (0/1, the default, since these are pictures) or spins (-1/+1).
+row, in spins (-1/+1, the default everywhere in bmlib, so that
+``bm.BoltzmannMachine(9).log_likelihood(bm.bars_and_stripes(3))`` just works)
+or, with ``units="bits"``, in bits (0/1).
 
 =====================  =======================================================
 function               patterns
@@ -38,7 +40,7 @@ def _in_units(bits, units):
     return bits if check_units(units) == "bits" else (2 * bits - 1).astype(np.int8)
 
 
-def bars_and_stripes(n=3, units="bits"):
+def bars_and_stripes(n=3, units="spins"):
     """Every n x n bars-and-stripes image, each once, flattened row by row.
 
     An image is a *stripes* image if each row is all on or all off, and a
@@ -49,8 +51,8 @@ def bars_and_stripes(n=3, units="bits"):
     ----------
     n : int
         Side of the square image, >= 1.
-    units : {"bits", "spins"}
-        Off/on as 0/1 or -1/+1.
+    units : {"spins", "bits"}
+        Off/on as -1/+1 (the default, as everywhere in bmlib) or 0/1.
 
     Returns
     -------
@@ -68,7 +70,8 @@ def bars_and_stripes(n=3, units="bits"):
 
     Examples
     --------
-    >>> X = bars_and_stripes(3)
+    >>> import bmlib as bm
+    >>> X = bm.bars_and_stripes(3, units="bits")
     >>> X.shape
     (14, 9)
     >>> print(X[1].reshape(3, 3))
@@ -83,7 +86,7 @@ def bars_and_stripes(n=3, units="bits"):
     return _in_units(np.concatenate([stripes, bars]), units)
 
 
-def encoder_patterns(n_group=4, units="bits"):
+def encoder_patterns(n_group=4, units="spins"):
     """The patterns of the n-m-n encoder problem (Ackley, Hinton & Sejnowski 1985).
 
     The visible units form two groups of ``n_group`` units. In pattern ``k``
@@ -97,7 +100,7 @@ def encoder_patterns(n_group=4, units="bits"):
     ----------
     n_group : int
         Units per visible group, >= 2.
-    units : {"bits", "spins"}
+    units : {"spins", "bits"}
 
     Returns
     -------
@@ -110,7 +113,8 @@ def encoder_patterns(n_group=4, units="bits"):
 
     Examples
     --------
-    >>> encoder_patterns(4)
+    >>> import bmlib as bm
+    >>> bm.encoder_patterns(4, units="bits")
     array([[1, 0, 0, 0, 1, 0, 0, 0],
            [0, 1, 0, 0, 0, 1, 0, 0],
            [0, 0, 1, 0, 0, 0, 1, 0],
@@ -121,7 +125,7 @@ def encoder_patterns(n_group=4, units="bits"):
     return _in_units(np.hstack([one_hot, one_hot]), units)
 
 
-def parity_patterns(n=3, units="bits"):
+def parity_patterns(n=3, units="spins"):
     """Every n-bit pattern with an even number of ones (even parity).
 
     For ``n = 3`` these are 000, 011, 101 and 110: each unit is the parity
@@ -133,7 +137,7 @@ def parity_patterns(n=3, units="bits"):
     ----------
     n : int
         Number of bits, >= 2.
-    units : {"bits", "spins"}
+    units : {"spins", "bits"}
         In spins the patterns are those whose product of spins is ``(-1)**n``.
 
     Returns
@@ -143,7 +147,8 @@ def parity_patterns(n=3, units="bits"):
 
     Examples
     --------
-    >>> parity_patterns(3)
+    >>> import bmlib as bm
+    >>> bm.parity_patterns(3, units="bits")
     array([[0, 0, 0],
            [0, 1, 1],
            [1, 0, 1],
@@ -154,7 +159,7 @@ def parity_patterns(n=3, units="bits"):
     return _in_units(states[states.sum(axis=1) % 2 == 0], units)
 
 
-def ten_pixel_images(n_copies=20, flip=0.1, units="bits", rng=0):
+def ten_pixel_images(n_copies=20, flip=0.1, units="spins", rng=0):
     """Noisy copies of three 10-pixel images, for learning without hidden units.
 
     The pixels form a 2 x 5 image (``reshape(-1, 2, 5)`` to draw it). The
@@ -170,7 +175,7 @@ def ten_pixel_images(n_copies=20, flip=0.1, units="bits", rng=0):
         Copies per prototype, >= 1.
     flip : float
         Probability that a pixel is flipped, in [0, 0.5].
-    units : {"bits", "spins"}
+    units : {"spins", "bits"}
     rng : None, int or numpy.random.Generator
         Source of the noise. The default seed 0 makes ``ten_pixel_images()``
         the same data set on every machine: the one the book uses.
@@ -186,12 +191,13 @@ def ten_pixel_images(n_copies=20, flip=0.1, units="bits", rng=0):
 
     Examples
     --------
-    >>> X = ten_pixel_images()
+    >>> import bmlib as bm
+    >>> X = bm.ten_pixel_images()
     >>> X.shape
     (60, 10)
-    >>> ten_pixel_images(n_copies=1, flip=0.0)[2].reshape(2, 5)
-    array([[1, 0, 1, 0, 1],
-           [0, 1, 0, 1, 0]], dtype=int8)
+    >>> bm.ten_pixel_images(n_copies=1, flip=0.0)[2].reshape(2, 5)
+    array([[ 1, -1,  1, -1,  1],
+           [-1,  1, -1,  1, -1]], dtype=int8)
     """
     n_copies = check_integer(n_copies, "n_copies", minimum=1)
     flip = check_real(flip, "flip", nonnegative=True)

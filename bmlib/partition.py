@@ -558,26 +558,26 @@ def log_z_ais(
 
 
 @thin_blas
-def rbm_log_partition(W_vh, b_v=None, b_h=None, T=1.0, units="bits"):
+def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
     """Exact ``log Z`` of a restricted Boltzmann machine, enumerating only its smaller layer.
 
-    ``E(v, h) = -v^T W_vh h - b_v^T v - b_h^T h``: the Boltzmann machine with
-    the block couplings ``[[0, W_vh], [W_vh^T, 0]]``. Given one layer, the
-    units of the other are independent, so their sum is a product:
-    ``sum_h exp(-E(v, h)/T) = exp(b_v^T v / T) prod_j g((W_vh^T v + b_h)_j / T)``
+    ``E(v, h) = -v^T W h - b_visible^T v - b_hidden^T h``: the Boltzmann machine
+    with the block couplings ``[[0, W], [W^T, 0]]`` (the parameters of
+    :class:`~bmlib.RBM`, with the same names). Given one layer, the units of
+    the other are independent, so their sum is a product:
+    ``sum_h exp(-E(v, h)/T) = exp(b_visible^T v / T) prod_j g((W^T v + b_hidden)_j / T)``
     with ``g(a) = 1 + e^a`` for bits and ``2 cosh a`` for spins, computed in
     logs as ``logaddexp(0, a)`` and ``logaddexp(a, -a)``. Only the
-    ``2**min(n_v, n_h)`` states of the smaller layer are enumerated, in blocks.
+    ``2**min(n_visible, n_hidden)`` states of the smaller layer are enumerated, in blocks.
 
     Parameters
     ----------
-    W_vh : array_like of shape (n_v, n_h)
+    W : array_like of shape (n_visible, n_hidden)
         Visible-hidden couplings.
-    b_v : array_like of shape (n_v,), optional
-    b_h : array_like of shape (n_h,), optional
+    b_visible : array_like of shape (n_visible,), optional
+    b_hidden : array_like of shape (n_hidden,), optional
     T : float
-    units : {"bits", "spins"}
-        Default ``"bits"``, the usual convention for RBMs.
+    units : {"spins", "bits"}
 
     Returns
     -------
@@ -596,10 +596,12 @@ def rbm_log_partition(W_vh, b_v=None, b_h=None, T=1.0, units="bits"):
     --------
     One visible and one hidden bit with coupling 1: ``Z = 3 + e``.
 
-    >>> round(rbm_log_partition([[1.0]]), 6), round(float(np.log(3 + np.e)), 6)
+    >>> import numpy as np
+    >>> import bmlib as bm
+    >>> round(bm.rbm_log_partition([[1.0]], units="bits"), 6), round(float(np.log(3 + np.e)), 6)
     (1.743668, 1.743668)
     """
-    W, b_v, b_h = check_rbm_parameters(W_vh, b_v, b_h)
+    W, b_v, b_h = check_rbm_parameters(W, b_visible, b_hidden)
     T, units = check_temperature(T), check_units(units)
     if W.shape[0] < W.shape[1]:  # enumerate the smaller layer, sum out the larger
         W, b_v, b_h = W.T, b_h, b_v

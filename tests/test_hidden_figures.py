@@ -9,9 +9,9 @@ from matplotlib.figure import Figure
 import bmlib as bm
 
 PARITY = bm.parity_patterns(3, units="spins")
-PATTERNS = bm.encoder_patterns(4)
+PATTERNS = bm.encoder_patterns(4, units="bits")
 MASK = bm.encoder_mask(4, 2, hidden_connected=False)
-BAS = bm.bars_and_stripes(3)
+BAS = bm.bars_and_stripes(3, units="bits")
 
 
 @pytest.fixture(autouse=True)
@@ -59,9 +59,9 @@ def test_hidden_units_started_alike_stay_alike():
 
 
 def test_learning_curves_join_staged_runs_and_draw_levels():
-    rbm = bm.RBM(9, 4, rng=0)
+    rbm = bm.RBM(9, 4, rng=0, units="bits")
     stages = [bm.train(rbm, BAS, epochs=e, learning_rate=0.1, progress=False) for e in (3, 5)]
-    single = bm.train(bm.RBM(9, 4, rng=0), BAS, epochs=4, progress=False)
+    single = bm.train(bm.RBM(9, 4, rng=0, units="bits"), BAS, epochs=4, progress=False)
     fig = bm.plot_log_likelihood_curves({"staged": stages, "single": single}, levels={"-log 14": -np.log(14)},
                                         ylim=(-7, -2))
     assert isinstance(fig, Figure) and len(fig.axes) == 1
@@ -76,7 +76,7 @@ def test_learning_curves_join_staged_runs_and_draw_levels():
     with pytest.raises(TypeError, match="non-empty dict"):
         bm.plot_log_likelihood_curves([single])
     with pytest.raises(TypeError, match="recorded values"):
-        bm.plot_log_likelihood_curves({"x": bm.train(bm.RBM(9, 2, rng=0), BAS, epochs=1, monitor=None,
+        bm.plot_log_likelihood_curves({"x": bm.train(bm.RBM(9, 2, rng=0, units="bits"), BAS, epochs=1, monitor=None,
                                                       progress=False)})
 
 
@@ -96,7 +96,7 @@ def test_hidden_mixture_stacks_the_joint_distribution_to_p_of_v():
     with pytest.raises(ValueError, match="1 to 2 hidden units"):
         bm.plot_hidden_mixture(bm.BoltzmannMachine(2, n_hidden=3, rng=0))
     with pytest.raises(TypeError, match="BoltzmannMachine"):
-        bm.plot_hidden_mixture(bm.RBM(3, 1, rng=0))
+        bm.plot_hidden_mixture(bm.RBM(3, 1, rng=0, units="bits"))
 
 
 def test_encoder_codes_show_the_exact_conditionals_and_the_verdict():
@@ -145,7 +145,7 @@ def is_png(data):
 
 @pytest.fixture(scope="module")
 def rbm():
-    machine = bm.RBM(9, 8, init_scale=0.1, rng=0)
+    machine = bm.RBM(9, 8, init_scale=0.1, rng=0, units="bits")
     bm.train(machine, BAS, epochs=300, learning_rate=0.2, momentum=0.5, monitor=None, progress=False)
     return machine
 
@@ -218,14 +218,14 @@ def test_widget_keeps_its_own_copy_and_checks_its_arguments(rbm):
     with pytest.raises(ValueError, match="in bits"):
         bm.hidden_widget(bm.RBM(9, 2, units="spins", rng=0))
     with pytest.raises(ValueError, match="square images"):
-        bm.hidden_widget(bm.RBM(6, 2, rng=0), data=np.zeros((2, 6)))
+        bm.hidden_widget(bm.RBM(6, 2, rng=0, units="bits"), data=np.zeros((2, 6)))
     with pytest.raises(TypeError, match="bmlib RBM"):
         bm.hidden_widget(bm.BoltzmannMachine(9, 2, rng=0))
 
 
 def test_default_widget_trains_its_own_model():
     w = bm.hidden_widget(n_hidden=4, epochs=5, rng=1)
-    expected = bm.RBM(9, 4, init_scale=0.1, rng=1)
+    expected = bm.RBM(9, 4, init_scale=0.1, rng=1, units="bits")
     bm.train(expected, BAS, epochs=5, learning_rate=0.2, momentum=0.5, monitor=None, progress=False, rng=1)
     np.testing.assert_allclose(w.rbm.W, expected.W)
     assert len(w.data) == 14
@@ -264,7 +264,7 @@ def run(func, capsys):
 def test_checker_accepts_the_reference_and_a_correct_draft(capsys):
     ok, out = run(DRAFTS["right"], capsys)
     assert ok and "Well done" in out
-    ok, out = run(lambda v, W, c, T: bm.RBM(W.shape[0], W.shape[1], W=W, b_hidden=c, T=T).hidden_means(v), capsys)
+    ok, out = run(lambda v, W, c, T: bm.RBM(W.shape[0], W.shape[1], W=W, b_hidden=c, T=T, units="bits").hidden_means(v), capsys)
     assert ok
 
 

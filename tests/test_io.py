@@ -30,7 +30,7 @@ def test_boltzmann_machine_round_trip_is_exact(machine, tmp_path):
     for name in ("W", "b", "mask"):
         np.testing.assert_array_equal(getattr(loaded, name), getattr(machine, name))
     assert (loaded.n_visible, loaded.n_hidden, loaded.units, loaded.T) == (4, 2, "bits", 0.7)
-    data = bm.encoder_patterns(2)
+    data = bm.encoder_patterns(2, units="bits")
     assert loaded.log_likelihood(data) == machine.log_likelihood(data)
 
 

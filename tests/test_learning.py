@@ -148,7 +148,7 @@ def test_parity_is_learned_with_hidden_units():
 
 
 def test_encoder_training_keeps_unconnected_weights_at_zero():
-    data = bm.encoder_patterns(4)
+    data = bm.encoder_patterns(4, units="bits")
     mask = bm.encoder_mask(4, 2)
     machine = bm.BoltzmannMachine(8, n_hidden=2, mask=mask, units="bits", init_scale=0.5, rng=1)
     history = bm.train(machine, data, epochs=300, learning_rate=1.0, momentum=0.5, weight_decay=1e-4,

@@ -56,7 +56,7 @@ def test_clamped_phase_holds_the_patterns_and_free_phase_is_averaged_over_chains
 
 def test_noisy_clamping_flips_units_with_the_given_probabilities():
     machine = bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), units="bits", T=10.0, init_scale=0.0)
-    data = bm.encoder_patterns(4)
+    data = bm.encoder_patterns(4, units="bits")
     (mean_c, _), _ = bm.AnnealedStatistics(noise=(1.0, 1.0))(machine, data, rng=0)
     np.testing.assert_array_equal(mean_c[:8], 0.75)  # every unit flipped: 3 of 4 patterns have it on
     (mean_c, _), _ = bm.AnnealedStatistics(noise=(0.0, 0.0))(machine, data, rng=0)
@@ -111,7 +111,7 @@ def test_the_same_seed_gives_the_same_statistics(rng):
 def test_the_cost_is_counted_in_single_unit_updates():
     machine = bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), units="bits", T=10.0, rng=0)
     provider = bm.AnnealedStatistics()
-    provider(machine, bm.encoder_patterns(4), rng=0)
+    provider(machine, bm.encoder_patterns(4, units="bits"), rng=0)
     sweeps = 2 + 2 + 2 + 4 + 10  # the paper's schedule, then the collection
     chains = 4 * 2  # patterns x chains_per_pattern, in each phase
     assert provider.n_updates == chains * sweeps * 2 + chains * sweeps * 10  # hidden only; then all units
@@ -124,7 +124,7 @@ def test_training_with_annealed_statistics_follows_exact_training():
     annealed provider with its defaults ended within 0.02 of it for seeds
     0-2; 0.05 is allowed.
     """
-    data = bm.bars_and_stripes(2)
+    data = bm.bars_and_stripes(2, units="bits")
     for seed in range(2):
         exact, annealed = (bm.BoltzmannMachine(4, 2, units="bits", init_scale=0.5, rng=seed) for _ in range(2))
         h_exact = bm.train(exact, data, epochs=100, learning_rate=0.5, progress=False)
@@ -153,7 +153,7 @@ def test_annealed_sign_training_keeps_the_mask_and_symmetry():
     mask = bm.encoder_mask(4, 2, hidden_connected=False)
     machine = bm.BoltzmannMachine(8, 2, mask=mask, units="bits", T=10.0, init_scale=0.0)
     provider = bm.AnnealedStatistics(noise=bm.learning.annealed.PAPER_NOISE)
-    bm.train(machine, bm.encoder_patterns(4), epochs=5, learning_rate=2.0, update="sign", statistics=provider,
+    bm.train(machine, bm.encoder_patterns(4, units="bits"), epochs=5, learning_rate=2.0, update="sign", statistics=provider,
              monitor=None, progress=False, rng=0)
     assert np.all(machine.W[~mask] == 0)
     np.testing.assert_array_equal(machine.W, machine.W.T)

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 import bmlib as bm
 
-DATA = bm.to_spins(bm.ten_pixel_images())
+DATA = bm.to_spins(bm.ten_pixel_images(units="bits"))
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +29,7 @@ def trained():
 
 
 def test_pixel_images_draw_every_pixel_of_every_shown_image():
-    fig = bm.plot_pixel_images(bm.TEN_PIXEL_PROTOTYPES, bm.ten_pixel_images(), n_show=12)
+    fig = bm.plot_pixel_images(bm.TEN_PIXEL_PROTOTYPES, bm.ten_pixel_images(units="bits"), n_show=12)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     top, bottom = fig.axes
     # One image per group: the mosaic, lit pixels = 1, gaps masked.
@@ -42,7 +42,7 @@ def test_pixel_images_draw_every_pixel_of_every_shown_image():
 
 
 def test_pixel_images_spread_over_the_data_and_accept_spins_or_bits():
-    images = bm.ten_pixel_images()
+    images = bm.ten_pixel_images(units="bits")
     shown_bits = bm.plot_pixel_images(images, n_show=3).axes[0].images[0].get_array()
     shown_spins = bm.plot_pixel_images(bm.to_spins(images), n_show=3).axes[0].images[0].get_array()
     np.testing.assert_array_equal(shown_bits, shown_spins)
@@ -70,7 +70,7 @@ def test_moment_match_puts_every_pair_and_unit_on_the_panel(trained):
     with pytest.raises(ValueError, match="one entry per model"):
         bm.plot_moment_match([machine], DATA, titles=["a", "b"])
     with pytest.raises(TypeError, match="BoltzmannMachine"):
-        bm.plot_moment_match([bm.RBM(10, 2, rng=0)], DATA)
+        bm.plot_moment_match([bm.RBM(10, 2, rng=0, units="bits")], DATA)
 
 
 def test_moment_match_with_a_mask_draws_only_connected_pairs():

@@ -120,7 +120,7 @@ def test_training_with_mean_field_statistics_improves_the_exact_likelihood():
 
     Measured: gains of 0.89, 0.64 and 0.77 nats per pattern; 0.4 is required.
     """
-    data = bm.bars_and_stripes(2)
+    data = bm.bars_and_stripes(2, units="bits")
     for seed in range(3):
         machine = bm.BoltzmannMachine(4, 2, units="bits", init_scale=0.5, rng=seed)
         history = bm.train(machine, data, epochs=100, learning_rate=0.5, statistics="mean_field", progress=False,
@@ -193,7 +193,7 @@ def test_encoder_report_exact_matches_enumeration_of_the_conditional():
     report = bm.encoder_report(machine)
     S = bm.all_states(10, "bits").astype(float)
     logp = -machine.energy(S)
-    for k, v in enumerate(bm.encoder_patterns(4)):
+    for k, v in enumerate(bm.encoder_patterns(4, units="bits")):
         rows = np.all(S[:, :4] == v[:4], axis=1)
         v2 = S[rows, 4:8] @ [8, 4, 2, 1]
         totals = [np.logaddexp.reduce(logp[rows][v2 == c]) for c in range(16)]
@@ -207,7 +207,7 @@ def test_encoder_report_refuses_other_machines():
     with pytest.raises(ValueError, match="machine must have two visible groups of n_group >= 2 units"):
         bm.encoder_report(bm.BoltzmannMachine(3, 1, rng=0))
     with pytest.raises(TypeError, match="machine must be a bmlib BoltzmannMachine; got RBM"):
-        bm.encoder_report(bm.RBM(8, 2, rng=0))
+        bm.encoder_report(bm.RBM(8, 2, rng=0, units="bits"))
     with pytest.raises(ValueError, match='method must be one of "exact", "mean_field"'):
         bm.encoder_report(hand_made_encoder()[0], method="sampled")
 
@@ -218,5 +218,5 @@ def test_no_convergence_warning_for_the_default_provider_on_a_trained_encoder():
                                   init_scale=1.0, rng=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error", bm.ConvergenceWarning)
-        bm.train(machine, bm.encoder_patterns(4), epochs=20, learning_rate=2.0, update="sign",
+        bm.train(machine, bm.encoder_patterns(4, units="bits"), epochs=20, learning_rate=2.0, update="sign",
                  statistics=bm.MeanFieldStatistics(inputs=range(4)), monitor=None, progress=False, rng=0)

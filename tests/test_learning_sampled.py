@@ -129,6 +129,6 @@ def test_sampled_statistics_check_their_arguments_and_model():
     with pytest.raises(TypeError, match="persistent must be True or False"):
         bm.SampledStatistics(persistent="yes")
     with pytest.raises(TypeError, match='SampledStatistics runs sequential dynamics on a BoltzmannMachine; got RBM'):
-        bm.train(bm.RBM(3, 2, rng=0), bm.parity_patterns(3), statistics="sampled", progress=False)
+        bm.train(bm.RBM(3, 2, rng=0, units="bits"), bm.parity_patterns(3, units="bits"), statistics="sampled", progress=False)
     with pytest.raises(ValueError, match="batch must hold spins"):
         bm.SampledStatistics()(bm.BoltzmannMachine(2, rng=0), [[0, 1]], rng=0)

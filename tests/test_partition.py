@@ -299,15 +299,15 @@ def test_bad_importance_sampling_arguments():
 
 
 def test_bad_rbm_arguments():
-    with pytest.raises(ValueError, match=r"W_vh must be a matrix of shape \(n_visible, n_hidden\)"):
+    with pytest.raises(ValueError, match=r"W must be a matrix of shape \(n_visible, n_hidden\)"):
         bm.rbm_log_partition(np.ones(3))
-    with pytest.raises(ValueError, match=r"W_vh must be a matrix .*; got shape \(3, 0\)"):
+    with pytest.raises(ValueError, match=r"W must be a matrix .*; got shape \(3, 0\)"):
         bm.rbm_log_partition(np.ones((3, 0)))
-    with pytest.raises(ValueError, match=r"W_vh must be finite; W_vh\[1, 0\] = inf"):
+    with pytest.raises(ValueError, match=r"W must be finite; W\[1, 0\] = inf"):
         bm.rbm_log_partition([[0.0], [np.inf]])
-    with pytest.raises(ValueError, match=r"b_v must have shape \(2,\) to match W_vh of shape \(2, 3\); got shape \(3,\)"):
-        bm.rbm_log_partition(np.ones((2, 3)), b_v=np.ones(3))
-    with pytest.raises(ValueError, match=r"b_h must be finite; b_h\[0\] = nan"):
-        bm.rbm_log_partition(np.ones((2, 1)), b_h=[np.nan])
+    with pytest.raises(ValueError, match=r"b_visible must have shape \(2,\) to match W of shape \(2, 3\); got shape \(3,\)"):
+        bm.rbm_log_partition(np.ones((2, 3)), b_visible=np.ones(3))
+    with pytest.raises(ValueError, match=r"b_hidden must be finite; b_hidden\[0\] = nan"):
+        bm.rbm_log_partition(np.ones((2, 1)), b_hidden=[np.nan])
     with pytest.raises(ValueError, match=r"rbm_log_partition .* n = 31 units exceeds the limit"):
         bm.rbm_log_partition(np.zeros((31, 32)))

@@ -163,7 +163,7 @@ def test_pseudo_log_likelihood_matches_brute_force_conditionals(rng):
 
 # --- contrastive divergence on bars and stripes -----------------------------------
 
-BAS = bm.bars_and_stripes(3)
+BAS = bm.bars_and_stripes(3, units="bits")
 BEST = -math.log(len(BAS))  # -log 14 = -2.639: all the mass spread evenly over the 14 images
 
 
@@ -172,7 +172,7 @@ def test_cd1_improves_the_exact_log_likelihood_on_bars_and_stripes():
 
     From -6.29 to about -3.58 per pattern (seeds 0-5: -3.35 to -3.58).
     """
-    rbm = bm.RBM(9, 16, init_scale=0.1, rng=0)
+    rbm = bm.RBM(9, 16, init_scale=0.1, rng=0, units="bits")
     start = rbm.log_likelihood(BAS)
     bm.train(rbm, BAS, epochs=2000, learning_rate=0.1, statistics="cd", monitor=None, progress=False, rng=10)
     end = rbm.log_likelihood(BAS)
@@ -186,7 +186,7 @@ def test_pcd_improves_the_exact_log_likelihood_on_bars_and_stripes():
     the best possible -2.64 than CD-1: the persistent chains are nearer the
     model's equilibrium than chains restarted at the data.
     """
-    rbm = bm.RBM(9, 16, init_scale=0.1, rng=0)
+    rbm = bm.RBM(9, 16, init_scale=0.1, rng=0, units="bits")
     pcd = bm.PersistentContrastiveDivergence(k=1, n_chains=500)
     history = bm.train(rbm, BAS, epochs=2000, learning_rate=0.1, statistics=pcd, monitor=None, progress=False,
                        rng=10)
@@ -195,10 +195,10 @@ def test_pcd_improves_the_exact_log_likelihood_on_bars_and_stripes():
 
 
 def test_exact_rbm_training_and_monitors():
-    rbm = bm.RBM(9, 6, init_scale=0.1, rng=0)
+    rbm = bm.RBM(9, 6, init_scale=0.1, rng=0, units="bits")
     h = bm.train(rbm, BAS, epochs=20, learning_rate=0.5, momentum=0.5, statistics="exact", progress=False)
     assert h.monitor == "log_likelihood" and h.values[-1] > h.values[0]
-    big = bm.RBM(30, 25, rng=0)  # 2**25 hidden states: too many to enumerate every epoch
+    big = bm.RBM(30, 25, rng=0, units="bits")  # 2**25 hidden states: too many to enumerate every epoch
     X = np.random.default_rng(0).integers(0, 2, size=(4, 30))
     h = bm.train(big, X, epochs=1, statistics="cd", progress=False, rng=0)
     assert h.monitor == "pseudo_log_likelihood"
@@ -206,7 +206,7 @@ def test_exact_rbm_training_and_monitors():
 
 
 def test_pcd_chains_start_with_the_first_batch_size_and_continue():
-    rbm = bm.RBM(9, 4, rng=0)
+    rbm = bm.RBM(9, 4, rng=0, units="bits")
     pcd = bm.PersistentContrastiveDivergence()
     bm.train(rbm, BAS, epochs=1, batch_size=5, statistics=pcd, monitor=None, progress=False, rng=0)
     assert pcd.chains.shape == (5, 9)
@@ -217,14 +217,14 @@ def test_pcd_chains_start_with_the_first_batch_size_and_continue():
 
 def test_bad_rbm_arguments():
     with pytest.raises(ValueError, match=r"W must have shape \(n_visible, n_hidden\) = \(3, 2\); got shape \(2, 3\)"):
-        bm.RBM(3, 2, W=np.zeros((2, 3)))
+        bm.RBM(3, 2, W=np.zeros((2, 3)), units="bits")
     with pytest.raises(ValueError, match=r"W must be finite; W\[0, 1\] = nan"):
-        bm.RBM(2, 2, W=[[0, np.nan], [0, 0]])
+        bm.RBM(2, 2, W=[[0, np.nan], [0, 0]], units="bits")
     with pytest.raises(ValueError, match=r"b_hidden must have shape \(2,\)"):
-        bm.RBM(3, 2, b_hidden=np.zeros(3))
+        bm.RBM(3, 2, b_hidden=np.zeros(3), units="bits")
     with pytest.raises(ValueError, match="n_hidden must be >= 1"):
-        bm.RBM(3, 0)
-    rbm = bm.RBM(3, 2, rng=0)
+        bm.RBM(3, 0, units="bits")
+    rbm = bm.RBM(3, 2, rng=0, units="bits")
     with pytest.raises(ValueError, match=r"data must hold bits \(0/1\) because units='bits'; data\[1, 0\] = -1"):
         rbm.log_likelihood([[0, 1, 1], [-1, 1, 0]])
     with pytest.raises(ValueError, match=r"v must have shape \(P, 3\)"):
@@ -234,4 +234,4 @@ def test_bad_rbm_arguments():
     with pytest.raises(ValueError, match="k must be >= 1"):
         bm.ContrastiveDivergence(k=0)
     with pytest.raises(ValueError, match="exact RBM enumeration of the smaller layer over 2\\*\\*31 states is refused"):
-        bm.RBM(31, 31, rng=0).log_partition()
+        bm.RBM(31, 31, rng=0, units="bits").log_partition()

@@ -133,7 +133,7 @@ def check_hidden_probabilities(func):
         got.append(value)
         if error:
             errors.append(error)
-    expected = [RBM(W.shape[0], W.shape[1], W=W, b_hidden=c, T=T).hidden_means(v) for v, W, c, T in cases]
+    expected = [RBM(W.shape[0], W.shape[1], W=W, b_hidden=c, T=T, units="bits").hidden_means(v) for v, W, c, T in cases]
     returned = [k for k in range(len(cases)) if got[k] is not None]
     wrong = [k for k in returned if not np.allclose(got[k], expected[k], atol=1e-8)]
     if not errors and not wrong:

@@ -130,7 +130,7 @@ class AnnealedStatistics:
     >>> import bmlib as bm
     >>> machine = bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), units="bits", T=10.0, rng=0)
     >>> provider = bm.AnnealedStatistics(n_collect=10)
-    >>> (mean_c, second_c), (mean_f, second_f) = provider(machine, bm.encoder_patterns(4), rng=1)
+    >>> (mean_c, second_c), (mean_f, second_f) = provider(machine, bm.encoder_patterns(4, units="bits"), rng=1)
     >>> mean_c.shape, second_f.shape
     ((10,), (10, 10))
     >>> print(mean_c[:8])  # the visible units are clamped: each is on in one pattern of four

@@ -67,7 +67,7 @@ def _layer_blocks(n, units, size):
 
 
 class RBM:
-    """A restricted Boltzmann machine (bits by default), with block Gibbs sampling.
+    """A restricted Boltzmann machine, with block Gibbs sampling.
 
     Parameters
     ----------
@@ -81,7 +81,9 @@ class RBM:
         Initial visible biases; zeros if omitted.
     b_hidden : array_like of shape (n_hidden,), optional
         Initial hidden biases; zeros if omitted.
-    units : {"bits", "spins"}
+    units : {"spins", "bits"}
+        Spins by default, as everywhere in bmlib; most of the RBM literature
+        (and the chapter "Hidden units") uses bits, ``units="bits"``.
     T : float
         Temperature, > 0.
     init_scale : float
@@ -109,8 +111,8 @@ class RBM:
     Examples
     --------
     >>> import bmlib as bm
-    >>> rbm = bm.RBM(9, 6, rng=0)
-    >>> data = bm.bars_and_stripes(3)
+    >>> rbm = bm.RBM(9, 6, units="bits", rng=0)
+    >>> data = bm.bars_and_stripes(3, units="bits")
     >>> round(rbm.log_likelihood(data), 2)  # near -9 log 2 = -6.24 at the start
     -6.24
     >>> rbm.gibbs(data[:2], steps=3, rng=1).shape
@@ -120,7 +122,7 @@ class RBM:
     _parameter_names = ("W", "b_visible", "b_hidden")
     _decayed = ("W",)
 
-    def __init__(self, n_visible, n_hidden, *, W=None, b_visible=None, b_hidden=None, units="bits", T=1.0,
+    def __init__(self, n_visible, n_hidden, *, W=None, b_visible=None, b_hidden=None, units="spins", T=1.0,
                  init_scale=0.01, rng=None):
         self.n_visible = check_integer(n_visible, "n_visible", minimum=1)
         self.n_hidden = check_integer(n_hidden, "n_hidden", minimum=1)
@@ -174,7 +176,7 @@ class RBM:
 
         Examples
         --------
-        >>> RBM(2, 1, W=[[2.0], [-1.0]]).hidden_means([[0, 0], [1, 0]]).round(4)  # sigmoid(0), sigmoid(2)
+        >>> bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits").hidden_means([[0, 0], [1, 0]]).round(4)  # sigmoid(0), sigmoid(2)
         array([[0.5   ],
                [0.8808]])
         """
@@ -240,7 +242,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> rbm.gibbs([[1, 0], [0, 1]], steps=5, rng=0)
         array([[0, 0],
                [1, 0]], dtype=int8)
@@ -268,7 +270,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> rbm.sample(3, steps=10, rng=0)
         array([[0, 0],
                [1, 0],
@@ -292,7 +294,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> rbm.reconstruct([1, 0]).round(4)
         array([0.8534, 0.293 ])
         """
@@ -331,7 +333,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> rbm.free_energy([[0, 0], [1, 0]]).round(4)  # -log 2, -log(1 + e**2)
         array([-0.6931, -2.1269])
         """
@@ -383,7 +385,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> round(rbm.log_partition(), 4)
         2.7392
         """
@@ -409,7 +411,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> round(rbm.log_likelihood([[1, 0]]), 4)  # -F/T - log Z = 2.1269 - 2.7392
         -0.6123
         """
@@ -435,7 +437,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> round(rbm.pseudo_log_likelihood([[1, 0]]), 4)
         -0.5807
         """
@@ -491,7 +493,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> dW, db_v, db_h = rbm.gradient([[1, 0]])
         >>> dW.round(4).ravel(), db_v.round(4), db_h.round(4)
         (array([ 0.2277, -0.1994]), array([ 0.2176, -0.3287]), array([0.1393]))
@@ -509,7 +511,7 @@ class RBM:
 
         Examples
         --------
-        >>> rbm = RBM(2, 1, W=[[2.0], [-1.0]])
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
         >>> full = rbm.to_boltzmann_machine()
         >>> full.W
         array([[ 0.,  0.,  2.],

@@ -103,8 +103,8 @@ class ContrastiveDivergence:
     Examples
     --------
     >>> import bmlib as bm
-    >>> rbm = bm.RBM(9, 4, rng=0)
-    >>> history = bm.train(rbm, bm.bars_and_stripes(3), epochs=5, statistics=bm.ContrastiveDivergence(k=3),
+    >>> rbm = bm.RBM(9, 4, units="bits", rng=0)
+    >>> history = bm.train(rbm, bm.bars_and_stripes(3, units="bits"), epochs=5, statistics=bm.ContrastiveDivergence(k=3),
     ...                    progress=False, rng=1)
     >>> history.values.shape
     (6,)

@@ -169,7 +169,7 @@ def plot_moment_match(models, data, titles=None):
     Examples
     --------
     >>> import matplotlib.pyplot as plt, bmlib as bm
-    >>> data = bm.to_spins(bm.ten_pixel_images())
+    >>> data = bm.ten_pixel_images()
     >>> fig = plot_moment_match([bm.BoltzmannMachine(10, rng=0)], data, titles=["before training"])
     >>> len(fig.axes), len(fig.axes[0].collections[0].get_offsets())  # 45 pairs
     (1, 45)

@@ -39,7 +39,7 @@ def _hide_options(side):
 
 def _default_rbm(data, n_hidden, epochs, rng):
     """An RBM trained on ``data`` with the exact gradient (the widget's model when none is given)."""
-    rbm = RBM(data.shape[1], n_hidden, init_scale=0.1, rng=rng)
+    rbm = RBM(data.shape[1], n_hidden, units="bits", init_scale=0.1, rng=rng)
     train(rbm, data, epochs=epochs, learning_rate=0.2, momentum=0.5, monitor=None, progress=False, rng=rng)
     return rbm
 
@@ -58,7 +58,7 @@ class HiddenWidget(BlittedFigureWidget):
     def __init__(self, rbm=None, data=None, n_hidden=16, epochs=1000, pattern=0, hide="nothing", rng=0):
         if data is None:
             side = int(round(np.sqrt(rbm.n_visible))) if isinstance(rbm, RBM) else 3
-            data = bars_and_stripes(side)
+            data = bars_and_stripes(side, units="bits")
         data = np.asarray(data)
         if data.ndim != 2:
             raise ValueError(f"data must have shape (P, n_visible), one image per row; got shape {data.shape}")
@@ -73,6 +73,9 @@ class HiddenWidget(BlittedFigureWidget):
                                check_integer(epochs, "epochs", minimum=0), rng)
         if not isinstance(rbm, RBM):
             raise TypeError(f"rbm must be a bmlib RBM; got {type(rbm).__name__}")
+        if rbm.units != "bits":
+            raise ValueError(f"hidden_widget draws pixel images in bits; rbm has units={rbm.units!r} "
+                             "(build it with bm.RBM(..., units='bits'))")
         if rbm.units != "bits":
             raise ValueError(f"hidden_widget shows RBMs in bits (pixels on or off); got units = {rbm.units!r}")
         self.rbm = rbm.copy()  # the reader's model stays theirs
