@@ -137,8 +137,12 @@ class PersistentContrastiveDivergence:
     ----------
     k : int
         Gibbs rounds per update, >= 1.
-    n_chains : int, optional
-        Number of chains; the size of the first batch if omitted.
+    n_chains : int
+        Number of chains, >= 1. The default, 200, is about what the book's
+        examples need: on 3 x 3 bars and stripes (14 images) with as many
+        chains as images the exact log-likelihood late in training swings
+        between -7.8 and -3.2; with 200 chains it stays within -3.3 and -2.9
+        (PCD-1, 16 hidden units, learning rate 0.1; tests/test_rbm.py).
 
     Attributes
     ----------
@@ -151,9 +155,9 @@ class PersistentContrastiveDivergence:
     Explained in the chapter "Hidden units" (faster statistics).
     """
 
-    def __init__(self, k=1, n_chains=None):
+    def __init__(self, k=1, n_chains=200):
         self.k = check_integer(k, "k", minimum=1)
-        self.n_chains = None if n_chains is None else check_integer(n_chains, "n_chains", minimum=1)
+        self.n_chains = check_integer(n_chains, "n_chains", minimum=1)
         self.chains = None
 
     def __repr__(self):
@@ -164,7 +168,7 @@ class PersistentContrastiveDivergence:
         batch = model._check_data(batch, "batch")
         gen = as_generator(rng)
         if self.chains is None or self.chains.shape[1] != model.n_visible:
-            self.chains = model._random_states(self.n_chains or len(batch), gen)
+            self.chains = model._random_states(self.n_chains, gen)
         self.chains = model._gibbs_steps(self.chains, self.k, gen)
         return model._statistics_given_visible(batch), model._statistics_given_visible(self.chains)
 
@@ -276,7 +280,7 @@ def resolve_statistics(statistics):
     Parameters
     ----------
     statistics : str or callable
-        ``"exact"``, ``"cd"`` (CD-1), ``"pcd"`` (persistent CD-1),
+        ``"exact"``, ``"cd"`` (CD-1), ``"pcd"`` (persistent CD-1, 200 chains),
         ``"sampled"`` (:class:`SampledStatistics` with its defaults),
         ``"annealed"`` (:class:`~bmlib.AnnealedStatistics`, the procedure of
         Ackley, Hinton & Sejnowski 1985), ``"mean_field"``
