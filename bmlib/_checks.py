@@ -320,6 +320,20 @@ def check_choice(value, name, options):
     return value
 
 
+def check_indices(indices, n, name):
+    """Return distinct unit indices in ``0..n-1`` as an int array of shape (k,), else raise."""
+    idx = np.asarray(indices)
+    if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
+        raise TypeError(f"{name} must be a 1-D sequence of unit indices; got {_show(indices)}")
+    idx = idx.astype(int)
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx[(idx < 0) | (idx >= n)][0])
+        raise ValueError(f"{name} indices must be in 0..{n - 1}; got {bad}")
+    if len(np.unique(idx)) != idx.size:
+        raise ValueError(f"{name} indices must not repeat; got {idx.tolist()}")
+    return idx
+
+
 def check_clamp(clamped, values, n, units):
     """Validate clamped unit indices and their values; return ``(indices, values)``.
 

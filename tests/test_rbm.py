@@ -258,3 +258,21 @@ def test_bad_rbm_arguments():
         bm.ContrastiveDivergence(k=0)
     with pytest.raises(ValueError, match="exact RBM enumeration of the smaller layer over 2\\*\\*31 states is refused"):
         bm.RBM(31, 31, rng=0, units="bits").log_partition()
+
+
+@pytest.mark.parametrize("units", ["bits", "spins"])
+def test_complete_matches_the_full_machine_by_enumeration(units, rng):
+    rbm = random_rbm(6, 3, units, 0.8, rng)
+    full = rbm.to_boltzmann_machine()
+    v = bm.all_states(6, units)[37]
+    missing = [4, 1]
+    patterns, p = rbm.complete(v, missing)
+    # Independent: p(pattern) from the full machine's exact log-probabilities, renormalized.
+    log_p = full.log_probability(patterns)
+    assert p == pytest.approx(np.exp(log_p - np.logaddexp.reduce(log_p)), rel=1e-12)
+    assert np.array_equal(patterns[:, [0, 2, 3, 5]], np.broadcast_to(v[[0, 2, 3, 5]], (4, 4)))
+    assert bm.state_index(patterns[:, missing]).tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="missing indices must not repeat"):
+        rbm.complete(v, [1, 1])
+    with pytest.raises(ValueError, match="v must be one pattern"):
+        rbm.complete([v, v], [1])

@@ -17,8 +17,8 @@ The names are re-exported flat from :mod:`bmlib`.
 from .annealed import AnnealedStatistics
 from .deterministic import MeanFieldStatistics
 from .encoder import EncoderReport, encoder_report
-from .machine import BoltzmannMachine, encoder_mask
-from .rbm import RBM
+from .machine import BoltzmannMachine, BoltzmannMachineGradient, encoder_mask
+from .rbm import RBM, RBMGradient
 from .statistics import (
     ContrastiveDivergence,
     PersistentContrastiveDivergence,
@@ -29,8 +29,10 @@ from .training import TrainingHistory, train
 
 __all__ = [
     "RBM",
+    "RBMGradient",
     "AnnealedStatistics",
     "BoltzmannMachine",
+    "BoltzmannMachineGradient",
     "ContrastiveDivergence",
     "EncoderReport",
     "MeanFieldStatistics",

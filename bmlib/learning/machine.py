@@ -16,6 +16,8 @@ the visible units clamped and ``<.>_free`` over the machine running freely:
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._checks import (
@@ -94,6 +96,15 @@ def encoder_mask(n_group, n_hidden, hidden_connected=True):
     return mask
 
 
+class BoltzmannMachineGradient(NamedTuple):
+    """Gradient of a :class:`BoltzmannMachine`'s log-likelihood: one array per parameter, named as it."""
+
+    W: np.ndarray
+    """shape (n_units, n_units)"""
+    b: np.ndarray
+    """shape (n_units,)"""
+
+
 class BoltzmannMachine:
     """A Boltzmann machine over visible and hidden units, with a connectivity mask.
 
@@ -153,7 +164,8 @@ class BoltzmannMachine:
     -2.09
     """
 
-    _parameter_names = ("W", "b")
+    #: The learned parameters, in the order of :meth:`gradient`'s fields.
+    parameter_names = ("W", "b")
     _decayed = ("W",)
 
     def __init__(self, n_visible, n_hidden=0, *, mask=None, W=None, b=None, units="spins", T=1.0,
@@ -309,8 +321,11 @@ class BoltzmannMachine:
 
         Returns
         -------
-        dW : ndarray of shape (n_units, n_units)
-        db : ndarray of shape (n_units,)
+        BoltzmannMachineGradient
+            A named tuple with one array per parameter, named as the model's
+            attributes: ``.W`` of shape (n_units, n_units) and ``.b`` of shape
+            (n_units,); it unpacks as ``dW, db``. :meth:`RBM.gradient
+            <bmlib.RBM.gradient>` follows the same rule.
 
         Examples
         --------
@@ -321,8 +336,7 @@ class BoltzmannMachine:
         [[0. 1.]
          [1. 0.]] [0.333 0.333]
         """
-        grads = self._gradient(*self._exact_statistics(self._check_data(data)))
-        return grads["W"], grads["b"]
+        return BoltzmannMachineGradient(**self._gradient(*self._exact_statistics(self._check_data(data))))
 
     def sample(self, n_samples, rng=None):
         """Draw visible patterns exactly from the model's ``p(v)``, by enumeration.

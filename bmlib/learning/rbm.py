@@ -15,6 +15,8 @@ so ``Z`` needs an enumeration of the *smaller* layer only.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._threads import thin_blas
@@ -24,6 +26,7 @@ from .._checks import (
     check_bias,
     check_data,
     check_exact_size,
+    check_indices,
     check_integer,
     check_means,
     check_real,
@@ -32,11 +35,14 @@ from .._checks import (
     check_units,
 )
 from .._random import as_generator
+from ..states import _states_of_index
 from .machine import BoltzmannMachine
 
 # States of the enumerated layer per block, times the width of the other layer:
 # bounds the memory of one block (2**21 floats = 16 MiB).
 _BLOCK_ENTRIES = 2**21
+#: Largest number of missing units :meth:`RBM.complete` enumerates the fillings of.
+_MAX_MISSING = 20
 
 
 def _sigmoid(z):
@@ -64,6 +70,17 @@ def _layer_blocks(n, units, size):
     for start in range(0, 2**n, size):
         codes = np.arange(start, min(start + size, 2**n), dtype=np.int64)[:, None]
         yield np.where((codes >> shifts) & 1 == 1, high, low)
+
+
+class RBMGradient(NamedTuple):
+    """Gradient of an :class:`RBM`'s log-likelihood: one array per parameter, named as it."""
+
+    W: np.ndarray
+    """shape (n_visible, n_hidden)"""
+    b_visible: np.ndarray
+    """shape (n_visible,)"""
+    b_hidden: np.ndarray
+    """shape (n_hidden,)"""
 
 
 class RBM:
@@ -119,7 +136,8 @@ class RBM:
     (2, 9)
     """
 
-    _parameter_names = ("W", "b_visible", "b_hidden")
+    #: The learned parameters, in the order of :meth:`gradient`'s fields.
+    parameter_names = ("W", "b_visible", "b_hidden")
     _decayed = ("W",)
 
     def __init__(self, n_visible, n_hidden, *, W=None, b_visible=None, b_hidden=None, units="spins", T=1.0,
@@ -375,6 +393,58 @@ class RBM:
             return log_z, mean_o, mean_a, cross.T
         return log_z, mean_a, mean_o, cross
 
+    def complete(self, v, missing):
+        """Exact conditional distribution of some visible units given the others (inpainting).
+
+        Every way of filling the ``missing`` units is scored by the free
+        energy of the whole pattern, ``p(fill | rest) ~ exp(-F(v_fill) / T)``:
+        exact, and cheap for a few missing units (``2**k`` patterns).
+
+        Parameters
+        ----------
+        v : array_like of shape (n_visible,)
+            A pattern in the model's units; the values at ``missing`` are ignored.
+        missing : sequence of int
+            Indices of the unknown visible units, distinct, at most 20.
+
+        Returns
+        -------
+        patterns : ndarray of shape (2**k, n_visible), dtype int8
+            ``v`` with every filling of the missing units, in
+            :func:`~bmlib.all_states` order of those units.
+        p : ndarray of shape (2**k,)
+            Their conditional probabilities (sum 1); the most probable
+            completion is ``patterns[np.argmax(p)]``.
+
+        Notes
+        -----
+        Explained in the chapter "Hidden units".
+
+        Examples
+        --------
+        Two visible bits that the hidden unit ties together: knowing the first
+        is on makes the second likely on too.
+
+        >>> import bmlib as bm
+        >>> rbm = bm.RBM(2, 1, W=[[3.0], [3.0]], b_hidden=[-3.0], units="bits")
+        >>> patterns, p = rbm.complete([1, 0], missing=[1])
+        >>> patterns.tolist(), p.round(3).tolist()   # (1 + e**0) : (1 + e**3), free energies summed over h
+        ([[1, 0], [1, 1]], [0.087, 0.913])
+        """
+        if np.ndim(v) != 1:
+            raise ValueError(f"v must be one pattern of shape ({self.n_visible},); got shape {np.shape(v)}")
+        v = self._check_data(v, "v")[0]
+        index = check_indices(missing, self.n_visible, "missing")
+        if index.size > _MAX_MISSING:
+            raise ValueError(f"missing must name at most {_MAX_MISSING} units (2**k completions are enumerated); "
+                             f"got {index.size}")
+        low = -1 if self.units == "spins" else 0
+        patterns = np.repeat(v[None, :].astype(np.int8), 2**index.size, axis=0)
+        patterns[:, index] = _states_of_index(np.arange(2**index.size), index.size, low=low)
+        log_w = -self._free_energy(patterns.astype(float)) / self.T
+        w = np.exp(log_w - log_w.max())
+        return patterns, w / w.sum()
+
     @thin_blas
     def log_partition(self):
         """Exact ``log Z``: the smaller layer enumerated, the other summed analytically.
@@ -486,10 +556,12 @@ class RBM:
 
         Returns
         -------
-        dW : ndarray of shape (n_visible, n_hidden)
-            ``(<v_i h_j>_data - <v_i h_j>_model) / T``, with ``h`` averaged given ``v`` in the data term.
-        db_visible : ndarray of shape (n_visible,)
-        db_hidden : ndarray of shape (n_hidden,)
+        RBMGradient
+            A named tuple with one array per parameter, named as the model's
+            attributes: ``.W`` of shape (n_visible, n_hidden), ``(<v_i h_j>_data
+            - <v_i h_j>_model) / T`` with ``h`` averaged given ``v`` in the data
+            term, ``.b_visible`` (n_visible,) and ``.b_hidden`` (n_hidden,); it
+            unpacks as ``dW, db_visible, db_hidden``.
 
         Examples
         --------
@@ -498,8 +570,7 @@ class RBM:
         >>> dW.round(4).ravel(), db_v.round(4), db_h.round(4)
         (array([ 0.2277, -0.1994]), array([ 0.2176, -0.3287]), array([0.1393]))
         """
-        grads = self._gradient(*self._exact_statistics(self._check_data(data)))
-        return grads["W"], grads["b_visible"], grads["b_hidden"]
+        return RBMGradient(**self._gradient(*self._exact_statistics(self._check_data(data))))
 
     def to_boltzmann_machine(self):
         """The same model as a :class:`BoltzmannMachine` with a bipartite mask.

@@ -206,7 +206,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     name, measure = _resolve_monitor(monitor, model)
     gen = as_generator(rng)
 
-    velocity = {p: np.zeros_like(getattr(model, p)) for p in model._parameter_names}
+    velocity = {p: np.zeros_like(getattr(model, p)) for p in model.parameter_names}
     values = [measure(model, data)] if measure else []
     bar = tqdm(range(epochs), disable=not progress, desc="training", unit="epoch")
     for _ in bar:

@@ -120,15 +120,8 @@ class HiddenWidget(BlittedFigureWidget):
 
     def _fills(self):
         """Every way of filling the hidden pixels, shape (2**k, n_visible), and its conditional probability."""
-        v = self.data[self.pattern].astype(float)
-        hidden = self._options[self.hide_menu.value]
-        k = len(hidden)
-        fills = (np.arange(2**k)[:, None] >> np.arange(k - 1, -1, -1)) & 1  # every value of the hidden pixels
-        V = np.repeat(v[None, :], 2**k, axis=0)
-        V[:, hidden] = fills
-        log_w = -self.rbm.free_energy(V) / self.rbm.T  # unnormalized log p(v), one per fill
-        w = np.exp(log_w - log_w.max())
-        return V, w / w.sum()
+        patterns, p = self.rbm.complete(self.data[self.pattern], self._options[self.hide_menu.value])
+        return patterns.astype(float), p
 
     def _describe(self):
         r = self.rbm
