@@ -22,6 +22,11 @@ field           stored as     content
 ``b_hidden``
 ==============  ============  ==================================================
 
+Saving refuses a model that would not load back (a weight that became NaN, say),
+replaces an existing file only when asked to (``overwrite=True``), and writes a
+temporary file beside the destination that is renamed over it in one step: a
+full disk or an interrupt leaves the old file whole and no temporary behind.
+
 Loading first reads every member's ``.npy`` header and checks names, shapes,
 dtypes and declared sizes against the model's kind and sizes; only then are
 the arrays read (never with pickle), and the model is rebuilt through its
@@ -32,10 +37,14 @@ reading the data it declares.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
+import zipfile
 
 import numpy as np
 
+from ._checks import check_bool
 from ._npz import Archive
 from .learning.machine import BoltzmannMachine
 from .learning.rbm import RBM
@@ -52,19 +61,37 @@ _FIELDS = {*_SCALARS, *_ARRAYS["BoltzmannMachine"], *_ARRAYS["RBM"]}
 _MAX_TEXT = 64
 
 
-def save_model(path, model):
+def save_model(path, model, *, overwrite=False):
     """Write a trained :class:`~bmlib.BoltzmannMachine` or :class:`~bmlib.RBM` to an ``.npz`` file.
+
+    The file is written under a temporary name in the destination's directory
+    and then renamed over ``path`` in one step, so an existing file is either
+    replaced whole or left untouched, even if the disk fills up or the save is
+    interrupted; the temporary file is removed on any failure.
 
     Parameters
     ----------
     path : str or os.PathLike
-        Destination; ``.npz`` is appended if it is missing.
+        Destination file; ``.npz`` is appended if it is missing. Its directory must exist.
     model : BoltzmannMachine or RBM
+        Must be a model that :func:`load_model` would accept (finite weights and biases, ...).
+    overwrite : bool, default False
+        Whether an existing file at ``path`` may be replaced.
 
     Returns
     -------
     str
         The path written.
+
+    Raises
+    ------
+    FileExistsError
+        If ``path`` (after appending ``.npz``) exists and ``overwrite`` is False.
+    FileNotFoundError
+        If the directory of ``path`` does not exist.
+    ValueError
+        If ``path`` is a directory or its last part is empty or only ``".npz"``, or if
+        the model is invalid, e.g. a weight became NaN in training (naming the field).
 
     Examples
     --------
@@ -73,25 +100,79 @@ def save_model(path, model):
     >>> path = bm.save_model(os.path.join(tempfile.mkdtemp(), "rbm"), rbm)
     >>> path.endswith("rbm.npz"), bool((bm.load_model(path).W == rbm.W).all())
     (True, True)
+    >>> bm.save_model(path, rbm)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileExistsError: ...rbm.npz already exists; pass overwrite=True to replace it
+    >>> path = bm.save_model(path, rbm, overwrite=True)
     """
     kind = type(model).__name__
     if kind not in _ARRAYS or not isinstance(model, (BoltzmannMachine, RBM)):
         raise TypeError(f"model must be a bmlib BoltzmannMachine or RBM; got {kind}")
-    path = os.fspath(path)
-    if not path.endswith(".npz"):
-        path += ".npz"
-    fields = {
-        "format": np.array(FORMAT_TAG),
-        "version": np.array(FORMAT_VERSION),
-        "kind": np.array(kind),
-        "units": np.array(model.units),
-        "T": np.array(float(model.T)),
-        "n_visible": np.array(model.n_visible),
-        "n_hidden": np.array(model.n_hidden),
-    }
-    fields.update({name: np.asarray(getattr(model, name)) for name in _ARRAYS[kind]})
-    np.savez(path, **fields)
+    overwrite = check_bool(overwrite, "overwrite")
+    path = _destination(path)
+    if not overwrite and os.path.lexists(path):
+        raise FileExistsError(f"{path} already exists; pass overwrite=True to replace it")
+    try:  # the checks load_model makes, so that a file that would not load back is never written
+        clean = _build(kind, model.n_visible, model.n_hidden, {key: getattr(model, key) for key in _ARRAYS[kind]},
+                       model.units, model.T)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"model cannot be saved, as load_model would refuse it: {exc}") from None
+    fields = {"format": FORMAT_TAG, "version": FORMAT_VERSION, "kind": kind, "units": clean.units, "T": clean.T,
+              "n_visible": clean.n_visible, "n_hidden": clean.n_hidden}
+    fields.update({key: getattr(clean, key) for key in _ARRAYS[kind]})
+    _replace(path, {key: np.asarray(value) for key, value in fields.items()})
     return path
+
+
+def _destination(path):
+    """The file that ``save_model(path, ...)`` writes, after refusing paths that name no file."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"path must be a str or os.PathLike; got {type(path).__name__}") from None
+    if not isinstance(path, str):
+        raise TypeError(f"path must be a str or os.PathLike giving a str; got {path!r}")
+    if os.path.basename(path) in ("", ".npz"):
+        raise ValueError(f"path must name a file, but its last part is {os.path.basename(path)!r}; got {path!r}")
+    given, path = path, path if path.endswith(".npz") else path + ".npz"
+    for candidate in (given, path):  # a directory "adir" must not quietly become the file "adir.npz"
+        if os.path.isdir(candidate):
+            raise ValueError(f"path must name a file, not a directory; {candidate!r} is a directory")
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot save {path!r}: the directory {folder!r} does not exist")
+    return path
+
+
+def _replace(path, fields):
+    """Write ``fields`` to a new file beside ``path``, then rename it over ``path`` (atomic)."""
+    folder, name = os.path.split(path)
+    for _ in range(100):
+        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        with contextlib.suppress(FileExistsError):
+            stream = open(temporary, "xb")  # "x": never reuses a file; the umask applies as for any new file
+            break
+    else:
+        raise FileExistsError(f"cannot create a temporary file beside {path!r}")
+    try:
+        with stream:
+            _write_archive(stream, fields)
+            stream.flush()
+            os.fsync(stream.fileno())  # the data reaches the disk before the rename does
+        os.replace(temporary, path)
+    except BaseException:  # KeyboardInterrupt too: never leave the temporary behind
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _write_archive(stream, fields):
+    """The ``.npz`` layout of ``np.savez`` (stored members), written without pickle."""
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+        for key, value in fields.items():
+            with archive.open(key + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, value, allow_pickle=False)
 
 
 def _build(kind, n_visible, n_hidden, arrays, units, T):

@@ -1,6 +1,10 @@
-"""Model files at the edges: hostile files refused before they are read."""
+"""Model files at the edges: atomic and explicit saves, and hostile files refused before they are read."""
+import errno
 import io
+import os
+import shutil
 import struct
+import subprocess
 import tracemalloc
 import warnings
 import zipfile
@@ -10,6 +14,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
+import bmlib.io
 from bmlib._npz import Archive
 
 #: Loading a refused file may allocate this much at most (the good files here are a few hundred bytes).
@@ -30,6 +35,161 @@ def assert_same(a, b):
     assert type(a) is type(b) and (a.n_visible, a.n_hidden, a.units, a.T) == (b.n_visible, b.n_hidden, b.units, b.T)
     for key in ("W", "b", "mask") if isinstance(a, bm.BoltzmannMachine) else ("W", "b_visible", "b_hidden"):
         np.testing.assert_array_equal(getattr(a, key), getattr(b, key))
+
+
+# --- saving: overwrite, paths, invalid models ---
+
+
+def test_an_existing_file_is_replaced_only_when_asked(rbm, tmp_path):
+    path = bm.save_model(tmp_path / "model", rbm)
+    before = Path(path).read_bytes()
+    other = bm.RBM(4, 2, rng=9)
+    for target in (tmp_path / "model", tmp_path / "model.npz"):  # "model" means model.npz, which exists
+        with pytest.raises(FileExistsError, match=r"model.npz already exists; pass overwrite=True to replace it"):
+            bm.save_model(target, other)
+        assert Path(path).read_bytes() == before
+    assert bm.save_model(tmp_path / "model", other, overwrite=True) == path
+    assert_same(bm.load_model(path), other)
+    assert os.listdir(tmp_path) == ["model.npz"]
+    with pytest.raises(TypeError, match="overwrite must be True or False; got 'yes'"):
+        bm.save_model(tmp_path / "model", other, overwrite="yes")
+
+
+def test_a_new_file_gets_the_usual_permissions(rbm, tmp_path):
+    # The temporary file is renamed into place: it must be created like any other new file (umask applies),
+    # not with the owner-only mode of tempfile.mkstemp.
+    umask = os.umask(0o022)
+    try:
+        path = bm.save_model(tmp_path / "model", rbm)
+    finally:
+        os.umask(umask)
+    assert os.stat(path).st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("given, message", [
+    ("adir", r"path must name a file, not a directory; '.*adir' is a directory"),
+    ("adir.npz", r"path must name a file, not a directory; '.*adir.npz' is a directory"),
+    ("adir/", r"path must name a file, but its last part is ''"),
+    ("adir/.npz", r"path must name a file, but its last part is '.npz'"),
+])
+def test_a_path_that_names_no_file_is_refused(rbm, tmp_path, given, message):
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "adir.npz").mkdir()
+    with pytest.raises(ValueError, match=message):
+        bm.save_model(os.path.join(tmp_path, given), rbm, overwrite=True)
+    assert sorted(os.listdir(tmp_path)) == ["adir", "adir.npz"] and os.listdir(tmp_path / "adir") == []
+
+
+def test_other_bad_paths(rbm, tmp_path):
+    with pytest.raises(ValueError, match=r"path must name a file, but its last part is ''; got ''"):
+        bm.save_model("", rbm)
+    with pytest.raises(FileNotFoundError, match=r"the directory '.*missing' does not exist"):
+        bm.save_model(tmp_path / "missing" / "m", rbm)
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike; got int"):
+        bm.save_model(3, rbm)
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike giving a str; got b'm'"):
+        bm.save_model(b"m", rbm)
+
+
+@pytest.mark.parametrize("kind, key, message", [
+    ("rbm", "W", r"W must be finite; W\[0, 1\] = nan"),
+    ("rbm", "b_visible", r"b_visible must be finite; b_visible\[1\] = nan"),
+    ("rbm", "b_hidden", r"b_hidden must be finite; b_hidden\[1\] = inf"),
+    ("machine", "W", r"W must be finite; W\[0, 1\] = nan"),
+    ("machine", "b", r"b must be finite; b\[1\] = nan"),
+])
+def test_a_model_that_became_nan_is_refused_at_save(kind, key, message, request, tmp_path):
+    model = request.getfixturevalue(kind)
+    array = getattr(model, key)
+    if array.ndim == 2:
+        array[1, 0] = array[0, 1] = np.nan
+    else:
+        array[1] = np.inf if key == "b_hidden" else np.nan
+    with pytest.raises(ValueError, match="model cannot be saved, as load_model would refuse it: " + message):
+        bm.save_model(tmp_path / "m", model)
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_invalid_temperature_or_mask_is_refused_at_save(machine, tmp_path):
+    machine.T = float("nan")
+    with pytest.raises(ValueError, match="model cannot be saved.*T must be finite and > 0; got nan"):
+        bm.save_model(tmp_path / "m", machine)
+    machine.T = 1.0
+    machine.mask[0, 1] = False  # W[0, 1] is not 0: the file would be refused by load_model
+    with pytest.raises(ValueError, match=r"model cannot be saved.*mask must be symmetric; mask\[0, 1\] = False"):
+        bm.save_model(tmp_path / "m", machine)
+    assert os.listdir(tmp_path) == []
+
+
+# --- saving: atomic replacement ---
+
+
+def failing_writer(limit, error):
+    """A replacement for ``bmlib.io._write_archive`` that writes ``limit`` bytes of the real file, then fails."""
+    real = bmlib.io._write_archive
+
+    class Stream:
+        def __init__(self, stream):
+            self.stream, self.written = stream, 0
+
+        def write(self, data):
+            if self.written + len(data) > limit:
+                self.stream.write(bytes(data)[: limit - self.written])
+                self.written = limit
+                raise error
+            self.written += len(data)
+            return self.stream.write(data)
+
+        def __getattr__(self, name):  # seek, tell, flush: the real file's
+            return getattr(self.stream, name)
+
+    def write(stream, fields):
+        real(Stream(stream), fields)
+        raise AssertionError(f"the writer was expected to fail within {limit} bytes")
+
+    return write
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), OSError(errno.ENOSPC, "No space left on device")],
+                         ids=["interrupt", "disk-full"])
+@pytest.mark.parametrize("limit", [0, 300, 1200])  # nothing, inside the first members, inside W
+def test_a_failed_save_leaves_the_old_file_intact(rbm, tmp_path, monkeypatch, error, limit):
+    path = bm.save_model(tmp_path / "model", rbm)
+    before = Path(path).read_bytes()
+    assert limit < len(before)
+    monkeypatch.setattr(bmlib.io, "_write_archive", failing_writer(limit, error))
+    with pytest.raises(type(error)):
+        bm.save_model(path, bm.RBM(4, 2, rng=5), overwrite=True)
+    assert os.listdir(tmp_path) == ["model.npz"]  # the temporary file is gone
+    assert Path(path).read_bytes() == before
+    assert_same(bm.load_model(path), rbm)
+    with pytest.raises(type(error)):
+        bm.save_model(tmp_path / "new", rbm)
+    assert os.listdir(tmp_path) == ["model.npz"]  # and no half-written new file either
+
+
+def test_a_full_disk_leaves_the_old_file_intact(rbm, tmp_path):
+    """On a real 64 KiB tmpfs (needs root or CAP_SYS_ADMIN to mount; skipped otherwise)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command to make a small tmpfs")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.strip() or done.returncode}")
+    try:
+        path = bm.save_model(disk / "model", rbm)
+        before = Path(path).read_bytes()
+        big = bm.RBM(100, 100, rng=0)  # 80 kB of weights: more than the disk holds
+        with pytest.raises(OSError) as raised:
+            bm.save_model(path, big, overwrite=True)
+        assert raised.value.errno == errno.ENOSPC
+        assert os.listdir(disk) == ["model.npz"]
+        assert Path(path).read_bytes() == before
+        assert_same(bm.load_model(path), rbm)
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
 
 
 # --- loading hostile files ---
