@@ -1,36 +1,51 @@
 """Save and load trained models as ``.npz`` archives, without pickle.
 
 A model file is a plain NumPy ``.npz`` archive of named arrays, readable
-with ``np.load(path, allow_pickle=False)`` by anyone, with or without bmlib:
+with ``np.load(path, allow_pickle=False)`` by anyone, with or without bmlib.
+Each field is one uncompressed member ``<field>.npy``; a file holds exactly
+the fields of its kind, nothing else:
 
-==============  ===============================================================
-field           content
-==============  ===============================================================
-``format``      the tag ``"bmlib-model"``
-``version``     the file-format version (:data:`FORMAT_VERSION`)
-``kind``        ``"BoltzmannMachine"`` or ``"RBM"``
-``units``       ``"spins"`` or ``"bits"``
-``T``           temperature
-``n_visible``   visible units
-``n_hidden``    hidden units
-``W``, ``b``,   BoltzmannMachine: weights (n, n), biases (n,), connectivity (n, n)
-``mask``
-``W``,          RBM: weights (n_visible, n_hidden), biases of each layer
-``b_visible``,
+==============  ============  ==================================================
+field           stored as     content
+==============  ============  ==================================================
+``format``      text          the tag ``"bmlib-model"``
+``version``     integer       the file-format version (:data:`FORMAT_VERSION`)
+``kind``        text          ``"BoltzmannMachine"`` or ``"RBM"``
+``units``       text          ``"spins"`` or ``"bits"``
+``T``           float         temperature
+``n_visible``   integer       visible units
+``n_hidden``    integer       hidden units
+``W``, ``b``,   float, bool   BoltzmannMachine: weights (n, n), biases (n,),
+``mask``                      connectivity (n, n), with n = n_visible + n_hidden
+``W``,          float         RBM: weights (n_visible, n_hidden), biases of
+``b_visible``,                each layer (n_visible,) and (n_hidden,)
 ``b_hidden``
-==============  ===============================================================
+==============  ============  ==================================================
 
-Loading checks every field and rebuilds the model through its constructor,
-so a damaged, truncated or mismatched file is refused with a ``ValueError``
-that names the file and the problem.
+Saving refuses a model that would not load back (a weight that became NaN, say),
+replaces an existing file only when asked to (``overwrite=True``), and writes a
+temporary file beside the destination that is renamed over it in one step: a
+full disk or an interrupt leaves the old file whole and no temporary behind.
+
+Loading first reads every member's ``.npy`` header and checks names, shapes,
+dtypes and declared sizes against the model's kind and sizes; only then are
+the arrays read (never with pickle), and the model is rebuilt through its
+constructor. A damaged, truncated, mismatched or hostile file (extra members,
+Python objects, sizes far beyond the model's, zip bombs) is refused with a
+``ValueError`` that names the file and the member or field at fault, without
+reading the data it declares.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import zipfile
 
 import numpy as np
 
+from ._checks import check_bool
+from ._npz import Archive
 from .learning.machine import BoltzmannMachine
 from .learning.rbm import RBM
 
@@ -39,22 +54,44 @@ FORMAT_TAG = "bmlib-model"
 #: version are refused rather than misread.
 FORMAT_VERSION = 1
 
+_SCALARS = {"format": str, "version": int, "kind": str, "units": str, "T": float, "n_visible": int, "n_hidden": int}
 _ARRAYS = {"BoltzmannMachine": ("W", "b", "mask"), "RBM": ("W", "b_visible", "b_hidden")}
+_FIELDS = {*_SCALARS, *_ARRAYS["BoltzmannMachine"], *_ARRAYS["RBM"]}
+#: Longest text field read; the longest legitimate value ("BoltzmannMachine") has 16 characters.
+_MAX_TEXT = 64
 
 
-def save_model(path, model):
+def save_model(path, model, *, overwrite=False):
     """Write a trained :class:`~bmlib.BoltzmannMachine` or :class:`~bmlib.RBM` to an ``.npz`` file.
+
+    The file is written under a temporary name in the destination's directory
+    and then renamed over ``path`` in one step, so an existing file is either
+    replaced whole or left untouched, even if the disk fills up or the save is
+    interrupted; the temporary file is removed on any failure.
 
     Parameters
     ----------
     path : str or os.PathLike
-        Destination; ``.npz`` is appended if it is missing.
+        Destination file; ``.npz`` is appended if it is missing. Its directory must exist.
     model : BoltzmannMachine or RBM
+        Must be a model that :func:`load_model` would accept (finite weights and biases, ...).
+    overwrite : bool, default False
+        Whether an existing file at ``path`` may be replaced.
 
     Returns
     -------
     str
         The path written.
+
+    Raises
+    ------
+    FileExistsError
+        If ``path`` (after appending ``.npz``) exists and ``overwrite`` is False.
+    FileNotFoundError
+        If the directory of ``path`` does not exist.
+    ValueError
+        If ``path`` is a directory or its last part is empty or only ``".npz"``, or if
+        the model is invalid, e.g. a weight became NaN in training (naming the field).
 
     Examples
     --------
@@ -63,67 +100,114 @@ def save_model(path, model):
     >>> path = bm.save_model(os.path.join(tempfile.mkdtemp(), "rbm"), rbm)
     >>> path.endswith("rbm.npz"), bool((bm.load_model(path).W == rbm.W).all())
     (True, True)
+    >>> bm.save_model(path, rbm)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileExistsError: ...rbm.npz already exists; pass overwrite=True to replace it
+    >>> path = bm.save_model(path, rbm, overwrite=True)
     """
     kind = type(model).__name__
     if kind not in _ARRAYS or not isinstance(model, (BoltzmannMachine, RBM)):
         raise TypeError(f"model must be a bmlib BoltzmannMachine or RBM; got {kind}")
-    path = os.fspath(path)
-    if not path.endswith(".npz"):
-        path += ".npz"
-    fields = {
-        "format": np.array(FORMAT_TAG),
-        "version": np.array(FORMAT_VERSION),
-        "kind": np.array(kind),
-        "units": np.array(model.units),
-        "T": np.array(float(model.T)),
-        "n_visible": np.array(model.n_visible),
-        "n_hidden": np.array(model.n_hidden),
-    }
-    fields.update({name: np.asarray(getattr(model, name)) for name in _ARRAYS[kind]})
-    np.savez(path, **fields)
+    overwrite = check_bool(overwrite, "overwrite")
+    path = _destination(path)
+    if not overwrite and os.path.lexists(path):
+        raise FileExistsError(f"{path} already exists; pass overwrite=True to replace it")
+    try:  # the checks load_model makes, so that a file that would not load back is never written
+        clean = _build(kind, model.n_visible, model.n_hidden, {key: getattr(model, key) for key in _ARRAYS[kind]},
+                       model.units, model.T)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"model cannot be saved, as load_model would refuse it: {exc}") from None
+    fields = {"format": FORMAT_TAG, "version": FORMAT_VERSION, "kind": kind, "units": clean.units, "T": clean.T,
+              "n_visible": clean.n_visible, "n_hidden": clean.n_hidden}
+    fields.update({key: getattr(clean, key) for key in _ARRAYS[kind]})
+    _replace(path, {key: np.asarray(value) for key, value in fields.items()})
     return path
 
 
-_READ_ERRORS = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zipfile.LargeZipFile)
-
-
-def _damaged(path, exc):
-    return ValueError(
-        f"{path} cannot be read as a bmlib model: the file is damaged, truncated or not an .npz archive "
-        f"({type(exc).__name__}: {exc})"
-    )
-
-
-def _read(path):
-    """All arrays of the archive, read in full so that a damaged member fails here (CRC check)."""
+def _destination(path):
+    """The file that ``save_model(path, ...)`` writes, after refusing paths that name no file."""
     try:
-        archive = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
+        path = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"path must be a str or os.PathLike; got {type(path).__name__}") from None
+    if not isinstance(path, str):
+        raise TypeError(f"path must be a str or os.PathLike giving a str; got {path!r}")
+    if os.path.basename(path) in ("", ".npz"):
+        raise ValueError(f"path must name a file, but its last part is {os.path.basename(path)!r}; got {path!r}")
+    given, path = path, path if path.endswith(".npz") else path + ".npz"
+    for candidate in (given, path):  # a directory "adir" must not quietly become the file "adir.npz"
+        if os.path.isdir(candidate):
+            raise ValueError(f"path must name a file, not a directory; {candidate!r} is a directory")
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot save {path!r}: the directory {folder!r} does not exist")
+    return path
+
+
+def _replace(path, fields):
+    """Write ``fields`` to a new file beside ``path``, then rename it over ``path`` (atomic)."""
+    folder, name = os.path.split(path)
+    for _ in range(100):
+        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        with contextlib.suppress(FileExistsError):
+            stream = open(temporary, "xb")  # "x": never reuses a file; the umask applies as for any new file
+            break
+    else:
+        raise FileExistsError(f"cannot create a temporary file beside {path!r}")
+    try:
+        with stream:
+            _write_archive(stream, fields)
+            stream.flush()
+            os.fsync(stream.fileno())  # the data reaches the disk before the rename does
+        os.replace(temporary, path)
+    except BaseException:  # KeyboardInterrupt too: never leave the temporary behind
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
         raise
-    except _READ_ERRORS as exc:
-        raise _damaged(path, exc) from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise ValueError(f"{path} is not a bmlib model file: it holds a single array, not an .npz archive")
-    try:
-        with archive:
-            return {key: archive[key] for key in archive.files}
-    except _READ_ERRORS as exc:
-        raise _damaged(path, exc) from None
 
 
-def _scalar(fields, key, path, kind):
-    if key not in fields:
+def _write_archive(stream, fields):
+    """The ``.npz`` layout of ``np.savez`` (stored members), written without pickle."""
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+        for key, value in fields.items():
+            with archive.open(key + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, value, allow_pickle=False)
+
+
+def _build(kind, n_visible, n_hidden, arrays, units, T):
+    """The model, rebuilt (and so checked) by its constructor."""
+    if kind == "RBM":
+        return RBM(n_visible, n_hidden, W=arrays["W"], b_visible=arrays["b_visible"], b_hidden=arrays["b_hidden"],
+                   units=units, T=T)
+    return BoltzmannMachine(n_visible, n_hidden, mask=arrays["mask"], W=arrays["W"], b=arrays["b"], units=units, T=T)
+
+
+def _scalar(archive, key, kind):
+    path = archive.path
+    if key not in archive.members:
         raise ValueError(f"{path} is not a complete bmlib model file: the field {key!r} is missing")
-    value = fields[key]
-    ok = value.ndim == 0 and (value.dtype.kind == "U" if kind is str else value.dtype.kind in "iuf")
+    member = archive.members[key]
+    ok = member.shape == () and (member.dtype.kind == "U" if kind is str else member.dtype.kind in "iuf")
     if not ok:
-        raise ValueError(f"{path}: the field {key!r} must be a single {kind.__name__}; got {value.dtype} "
-                         f"of shape {value.shape}")
-    return value.item()
+        raise ValueError(f"{path}: the field {key!r} must be a single {kind.__name__}; got {member.dtype} "
+                         f"of shape {member.shape}")
+    if member.dtype.itemsize > 4 * _MAX_TEXT:
+        raise ValueError(f"{path}: the field {key!r} must have at most {_MAX_TEXT} characters; got {member.dtype}")
+    value = archive.read(key).item()
+    if kind is int:
+        if not float(value).is_integer():  # a fractional size must not be truncated silently
+            raise ValueError(f"{path}: the field {key!r} must be a whole number; got {value!r}")
+        value = int(value)
+    return value
 
 
 def load_model(path):
     """Read a model written by :func:`save_model`.
+
+    Every member's ``.npy`` header is checked against the model's kind and
+    sizes before any array is read, so a hostile file (an extra or oversized
+    member, Python objects, a zip bomb) is refused without reading its data.
 
     Parameters
     ----------
@@ -138,35 +222,40 @@ def load_model(path):
     ------
     ValueError
         If the file is damaged or truncated, is not a bmlib model file, has a
-        newer format version, or its fields do not fit together (shapes,
-        units, temperature, symmetry, mask).
+        newer format version, holds members other than its fields or arrays of
+        Python objects, or its fields do not fit together (names, shapes,
+        dtypes, sizes, units, temperature, symmetry, mask). The message names
+        the file, and the member or field at fault.
     """
     path = os.fspath(path)
-    fields = _read(path)
-    tag = _scalar(fields, "format", path, str)
-    if tag != FORMAT_TAG:
-        raise ValueError(f"{path} is not a bmlib model file: its format tag is {tag!r}, expected {FORMAT_TAG!r}")
-    version = _scalar(fields, "version", path, int)
-    if version != int(version) or not 1 <= version <= FORMAT_VERSION:
-        raise ValueError(f"{path} has file-format version {version}; this bmlib reads versions 1 to {FORMAT_VERSION}")
-    kind = _scalar(fields, "kind", path, str)
-    if kind not in _ARRAYS:
-        raise ValueError(f"{path}: unknown model kind {kind!r}; expected one of {sorted(_ARRAYS)}")
-    n_v, n_h = (int(_scalar(fields, key, path, int)) for key in ("n_visible", "n_hidden"))
-    units, T = _scalar(fields, "units", path, str), _scalar(fields, "T", path, float)
-    n = n_v + n_h
-    shapes = {"W": (n, n), "b": (n,), "mask": (n, n)} if kind == "BoltzmannMachine" else {
-        "W": (n_v, n_h), "b_visible": (n_v,), "b_hidden": (n_h,)}
-    for key, shape in shapes.items():
-        if key not in fields:
-            raise ValueError(f"{path} is not a complete bmlib model file: the field {key!r} is missing")
-        if fields[key].shape != shape:
-            raise ValueError(f"{path}: {key} has shape {fields[key].shape} but n_visible = {n_v} and "
-                             f"n_hidden = {n_h} need {shape}")
+    with Archive(path, _FIELDS) as archive:
+        tag = _scalar(archive, "format", str)
+        if tag != FORMAT_TAG:
+            raise ValueError(f"{path} is not a bmlib model file: its format tag is {tag!r}, expected {FORMAT_TAG!r}")
+        version = _scalar(archive, "version", int)
+        if not 1 <= version <= FORMAT_VERSION:
+            raise ValueError(f"{path} has file-format version {version}; this bmlib reads versions 1 to "
+                             f"{FORMAT_VERSION}")
+        kind = _scalar(archive, "kind", str)
+        if kind not in _ARRAYS:
+            raise ValueError(f"{path}: unknown model kind {kind!r}; expected one of {sorted(_ARRAYS)}")
+        n_v, n_h = _scalar(archive, "n_visible", int), _scalar(archive, "n_hidden", int)
+        units, T = _scalar(archive, "units", str), _scalar(archive, "T", float)
+        n = n_v + n_h
+        shapes = {"W": (n, n), "b": (n,), "mask": (n, n)} if kind == "BoltzmannMachine" else {
+            "W": (n_v, n_h), "b_visible": (n_v,), "b_hidden": (n_h,)}
+        archive.refuse_others({*_SCALARS, *shapes})
+        for key, shape in shapes.items():  # every header is checked before the first array is read
+            if key not in archive.members:
+                raise ValueError(f"{path} is not a complete bmlib model file: the field {key!r} is missing")
+            member = archive.members[key]
+            if member.shape != shape:
+                raise ValueError(f"{path}: {key} has shape {member.shape} but n_visible = {n_v} and "
+                                 f"n_hidden = {n_h} need {shape}")
+            if member.dtype.kind not in "biuf":
+                raise ValueError(f"{path}: {key} must hold real numbers; got dtype {member.dtype}")
+        arrays = {key: archive.read(key) for key in shapes}
     try:
-        if kind == "RBM":
-            return RBM(n_v, n_h, W=fields["W"], b_visible=fields["b_visible"], b_hidden=fields["b_hidden"],
-                       units=units, T=T)
-        return BoltzmannMachine(n_v, n_h, mask=fields["mask"], W=fields["W"], b=fields["b"], units=units, T=T)
+        return _build(kind, n_v, n_h, arrays, units, T)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{path} holds an invalid {kind}: {exc}") from None
