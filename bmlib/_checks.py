@@ -116,7 +116,13 @@ def check_weights(W, name="W"):
             f"{name} must have a zero diagonal (no self-couplings); {name}[{i}, {i}] = {W[i, i]:.6g}"
         )
     # Symmetrize exactly so that round-off in the caller's matrix cannot leak in.
-    W = 0.5 * (W + W.T)
+    # Both forms below are the correctly rounded mean of W and W.T: 0.5 * (W + W.T)
+    # overflows once W + W.T passes the largest float (|W_ij| >= ~9e307), and
+    # 0.5 * W + 0.5 * W.T loses subnormal entries when halving them, so each is
+    # used where the other fails. The choice is symmetric, and so is the result.
+    big = np.maximum(np.abs(W), np.abs(W.T)) > 1.0
+    with np.errstate(over="ignore"):  # the overflowing entries are the ones not chosen
+        W = np.where(big, 0.5 * W + 0.5 * W.T, 0.5 * (W + W.T))
     np.fill_diagonal(W, 0.0)
     return W
 
