@@ -6,6 +6,7 @@ on W / T and b / T; scaling by a power of two is exact in floating point),
 and the T -> 0 limit (p spreads evenly over the ground states).
 """
 import decimal
+import functools
 import itertools
 import warnings
 
@@ -92,16 +93,16 @@ def test_exact_functions_are_scale_invariant_up_to_the_float_limit(exponent, uni
     m0, s0 = bm.exact_moments(W_INT, b, T, units)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow warnings either
-        assert bm.log_partition(c * W_INT, c * b, c * T, units) == pytest.approx(ref_log_z, rel=1e-13)
+        assert bm.log_partition(c * W_INT, c * b, c * T, units) == pytest.approx(ref_log_z, rel=1e-13, abs=0)
         np.testing.assert_allclose(bm.boltzmann_distribution(c * W_INT, c * b, c * T, units), p0, rtol=1e-12, atol=0)
         m, s = bm.exact_moments(c * W_INT, c * b, c * T, units)
         np.testing.assert_allclose(m, m0, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(s, s0, rtol=1e-12, atol=1e-14)
         clamped = bm.clamped_log_partition(c * W_INT, c * b, [0, 3], [1, 1 if units == "spins" else 0], c * T, units)
-    assert clamped == pytest.approx(bm.clamped_log_partition(W_INT, b, [0, 3], [1, 1 if units == "spins" else 0], T, units), rel=1e-13)
+    assert clamped == pytest.approx(bm.clamped_log_partition(W_INT, b, [0, 3], [1, 1 if units == "spins" else 0], T, units), rel=1e-13, abs=0)
     if exponent == 0:
         mean, var = bm.exact_energy_moments(W_INT, b, T, units)
-        assert mean == pytest.approx(ref_mean, rel=1e-13)
+        assert mean == pytest.approx(ref_mean, rel=1e-13, abs=0)
     else:
         # <E> is c <E_0>, finite; Var(E) = c^2 Var(E_0) is not: a clear error, not inf.
         with pytest.raises(ValueError, match="energy variance is beyond the float range"):
@@ -172,7 +173,7 @@ def test_log_z_at_the_smallest_temperature_when_the_ground_energy_is_zero():
     assert bm.clamped_log_partition(W, b, [1], [0], TINY, "bits") == 0.0
     mean, second = bm.clamped_moments(W, b, [1], [0], TINY, "bits")
     assert mean.tolist() == [0.0, 0.0, 0.0] and not second.any()
-    assert bm.log_partition(np.zeros((3, 3)), None, TINY) == pytest.approx(3 * np.log(2), rel=1e-15)
+    assert bm.log_partition(np.zeros((3, 3)), None, TINY) == pytest.approx(3 * np.log(2), rel=1e-15, abs=0)
 
 
 # ----------------------------------------------------------------------------
@@ -187,11 +188,11 @@ def test_energy_moments_with_degenerate_ground_states_at_huge_energy_over_T(rati
     assert ground.size == 12
     T = abs(e_min) / ratio
     mean, var = bm.exact_energy_moments(W_INT, B_ZERO, T)
-    assert mean == pytest.approx(e_min, rel=1e-12)
+    assert mean == pytest.approx(e_min, rel=1e-12, abs=0)
     assert abs(var) <= 1e-12 * e_min**2
     # log Z = -E_min / T + log 2 where it is representable, and the other functions agree.
     if ratio <= 5e12:
-        assert bm.log_partition(W_INT, B_ZERO, T) == pytest.approx(-e_min / T + np.log(12), rel=1e-15)
+        assert bm.log_partition(W_INT, B_ZERO, T) == pytest.approx(-e_min / T + np.log(12), rel=1e-15, abs=0)
 
 
 @pytest.mark.parametrize("T", [0.05, 0.2, 1.0, 3.0, 50.0])
@@ -201,6 +202,77 @@ def test_energy_moments_match_a_decimal_brute_force(T, units):
     W = W_INT * 1.25
     ref_log_z, ref_mean, ref_var = decimal_reference(W, b, T, units)
     mean, var = bm.exact_energy_moments(W, b, T, units)
-    assert mean == pytest.approx(ref_mean, rel=1e-12, abs=1e-12)
-    assert var == pytest.approx(ref_var, rel=1e-10, abs=1e-300)
-    assert bm.log_partition(W, b, T, units) == pytest.approx(ref_log_z, rel=1e-13)
+    assert mean == pytest.approx(ref_mean, rel=1e-12, abs=0)
+    assert var == pytest.approx(ref_var, rel=1e-12, abs=0)
+    assert bm.log_partition(W, b, T, units) == pytest.approx(ref_log_z, rel=1e-13, abs=0)
+
+
+# ----------------------------------------------------------------------------
+# 4. Kaufman's torus at high temperature
+# ----------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def density_of_states(rows, cols):
+    """Distinct energies of the torus and how many states have each, by enumeration."""
+    W = bm.square_lattice_couplings(rows, cols)
+    values, counts = np.unique(bm.energy(bm.all_states(rows * cols), W), return_counts=True)
+    assert values @ counts == 0
+    return values, counts
+
+
+def torus_reference(rows, cols, T):
+    """log Z, <E>/N and Var(E)/(T^2 N) of the torus by enumeration, exact at any high T.
+
+    Grouped by energy; sum_s E(s) = 0 on the torus, so with x = expm1(-E/T)
+    Z = 2^N + sum g x and <E> = sum g E x / Z keep every digit however small
+    E / T is (a plain sum of E exp(-E/T) would cancel down to T * 1e-16).
+    """
+    N = rows * cols
+    W = bm.square_lattice_couplings(rows, cols)
+    values, counts = density_of_states(rows, cols)
+    x = np.expm1(-values / T)
+    Z = 2.0**N + counts @ x
+    mean = (counts * values) @ x / Z
+    second = (counts * values**2) @ (1.0 + x) / Z
+    return bm.log_partition(W, None, T), mean / N, (second - mean**2) / T / T / N
+
+
+@pytest.mark.parametrize("T", [1e3, 1e6, 1e7, 1e9, 1e100, 1e200])
+def test_kaufman_4x4_at_high_temperature_against_enumeration(T):
+    """Before: u off by 2e-5 (1e6), 3.5e-3 (1e7), all three NaN from ~1e100-1e155."""
+    log_z, u, c = torus_reference(4, 4, T)
+    assert bm.kaufman_log_partition(4, 4, T) == pytest.approx(log_z, rel=1e-14, abs=0)
+    assert bm.kaufman_energy_per_spin(4, 4, T) == pytest.approx(u, rel=1e-12, abs=0)
+    assert bm.kaufman_specific_heat_per_spin(4, 4, T) == pytest.approx(c, rel=1e-12, abs=1e-320)
+    # The leading term of the high-temperature expansion, -2 J tanh K, with the plaquettes at O(K^4).
+    assert u == pytest.approx(-2 * np.tanh(1 / T), rel=10 / T / T, abs=0)
+
+
+@pytest.mark.parametrize("rows, cols", [(2, 2), (2, 3), (3, 3), (3, 5), (2, 7), (4, 3)])
+@pytest.mark.parametrize("T", [10.5, 1e2, 1e5, 1e30])
+def test_kaufman_rectangles_at_high_temperature_against_enumeration(rows, cols, T):
+    """Sides of 2 (doubled bonds) and 3 (loops of length 3 that wrap around) included."""
+    log_z, u, c = torus_reference(rows, cols, T)
+    assert bm.kaufman_log_partition(rows, cols, T) == pytest.approx(log_z, rel=1e-14, abs=0)
+    assert bm.kaufman_energy_per_spin(rows, cols, T) == pytest.approx(u, rel=1e-12, abs=0)
+    assert bm.kaufman_specific_heat_per_spin(rows, cols, T) == pytest.approx(c, rel=1e-12, abs=0)
+
+
+def test_kaufman_high_temperature_branch_meets_the_double_precision_one():
+    """At K = 0.1 and 0.2 the decimal evaluation and the double-precision formula agree (32 x 48 torus)."""
+    from bmlib.ising_exact import _kaufman, _kaufman_decimal
+
+    for K in (0.1, 0.2):
+        fast = [float(v[0]) for v in _kaufman(32, 48, np.array([K]))]
+        slow = _kaufman_decimal(32, 48, K)
+        np.testing.assert_allclose(slow, fast, rtol=1e-13)
+
+
+@pytest.mark.parametrize("T", [1e3, 1e8])
+def test_kaufman_specific_heat_is_the_derivative_of_the_energy_at_high_temperature(T):
+    """c = du/dT on a torus beyond enumeration (5-point central difference, step 1e-3 T)."""
+    d = 1e-3 * T
+    u = [bm.kaufman_energy_per_spin(24, 16, T + k * d) for k in (-2, -1, 1, 2)]
+    du_dT = (u[0] - 8 * u[1] + 8 * u[2] - u[3]) / (12 * d)
+    assert bm.kaufman_specific_heat_per_spin(24, 16, T) == pytest.approx(du_dT, rel=1e-9, abs=0)
