@@ -46,6 +46,7 @@ import numpy as np
 
 from ._checks import (
     ConvergenceWarning,
+    check_approximation_temperature,
     check_damping,
     check_integer,
     check_model,
@@ -191,6 +192,7 @@ def belief_propagation(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "belief propagation")
     n_starts = check_integer(n_starts, "n_starts", minimum=1)
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)

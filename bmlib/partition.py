@@ -34,6 +34,7 @@ import numpy as np
 
 from ._checks import (
     _check_finite,
+    check_approximation_temperature,
     check_choice,
     check_exact_size,
     check_integer,
@@ -290,6 +291,7 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "importance sampling")
     n_samples = check_integer(n_samples, "n_samples", minimum=2)
     gen = as_generator(rng)
     n = W.shape[0]
@@ -391,6 +393,7 @@ def log_z_visited_states(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "the visited-states sum")
     n_samples = check_integer(n_samples, "n_samples", minimum=1)
     n_chains = check_integer(n_chains, "n_chains", minimum=1)
     burn_in = check_integer(burn_in, "burn_in", minimum=0)
@@ -398,7 +401,8 @@ def log_z_visited_states(
     run = sample(W, b, T, units, n_samples=n_samples, n_chains=n_chains, burn_in=burn_in, thin=thin, scan=scan,
                  initial=initial, rng=rng)
     n = W.shape[0]
-    states = run.samples.reshape(-1, n)
+    # The number of rows is spelled out: reshape(-1, 0) is ambiguous for an empty model (n = 0).
+    states = run.samples.reshape(run.energies.size, n)
     # Distinct states by their bit patterns, packed 8 units to a byte (works for any n).
     _, first = np.unique(np.packbits(states == 1, axis=1), axis=0, return_index=True)
     logw = -run.energies.reshape(-1)[first] / T
@@ -509,6 +513,7 @@ def log_z_ais(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "annealed importance sampling")
     n_runs = check_integer(n_runs, "n_runs", minimum=1)
     betas = _schedule(n_steps, betas)
     gen = as_generator(rng)

@@ -276,3 +276,129 @@ def test_kaufman_specific_heat_is_the_derivative_of_the_energy_at_high_temperatu
     u = [bm.kaufman_energy_per_spin(24, 16, T + k * d) for k in (-2, -1, 1, 2)]
     du_dT = (u[0] - 8 * u[1] + 8 * u[2] - u[3]) / (12 * d)
     assert bm.kaufman_specific_heat_per_spin(24, 16, T) == pytest.approx(du_dT, rel=1e-9, abs=0)
+
+
+# ----------------------------------------------------------------------------
+# 2 and 5. Approximate methods: a clear error below their temperature limit,
+# scale invariance up to it (TAP squares W: W ~ 1e300 used to give NaN or a LinAlgError)
+# ----------------------------------------------------------------------------
+
+ESTIMATORS = {
+    "log_z_mean_field": {},
+    "log_z_tap": {},
+    "log_z_bethe": {},
+    "log_z_importance": {"n_samples": 200},
+    "log_z_visited_states": {"n_samples": 50},
+    "log_z_ais": {"n_runs": 5, "n_steps": 5},
+}
+W4 = W_INT[:4, :4]
+B4 = np.array([0.5, 0.0, -1.0, 0.25])
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("scale, T", [(1.0, TINY), (1.0, 1e-101), (1e300, 1.0), (1e300, 1e199)])
+def test_approximate_methods_refuse_temperatures_below_their_limit(name, scale, T):
+    with pytest.raises(ValueError, match=r"T must be >= 1e-100 \* max\(1, max\|W\|, max\|b\|\).*energy_descent or anneal"):
+        getattr(bm, name)(scale * W4, scale * B4, T, rng=0, **ESTIMATORS[name])
+
+
+@pytest.mark.parametrize("solver", [bm.naive_mean_field, bm.tap_mean_field, bm.belief_propagation])
+def test_solvers_refuse_the_smallest_temperature(solver):
+    with pytest.raises(ValueError, match=r"got T = 5e-324"):
+        solver(W4, B4, TINY, rng=0)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_approximate_methods_are_scale_invariant_up_to_huge_couplings(name, units):
+    """(c W, c b, c T) with c = 2**1000 gives the very same estimate as (W, b, T): every method
+    depends on W / T and b / T only. Before, TAP squared c W and returned NaN."""
+    c = 2.0**1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow on the way ...
+        warnings.simplefilter("ignore", bm.ApproximationWarning)  # ... but TAP is out of its range here
+        warnings.simplefilter("ignore", bm.ConvergenceWarning)
+        ref = getattr(bm, name)(W4, B4, 1.5, units, rng=0, **ESTIMATORS[name])
+        big = getattr(bm, name)(c * W4, c * B4, c * 1.5, units, rng=0, **ESTIMATORS[name])
+    assert np.isfinite(ref.log_z)
+    assert big.log_z == pytest.approx(ref.log_z, rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_tap_moments_and_plefka_ratio_with_huge_couplings(units):
+    c = 2.0**1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bm.ApproximationWarning)
+        ref = bm.tap_mean_field(W4, B4, 3.0, units, rng=0)
+        big = bm.tap_mean_field(c * W4, c * B4, c * 3.0, units, rng=0)
+    assert big.plefka_ratio == pytest.approx(ref.plefka_ratio, rel=1e-13, abs=0)
+    for a, b in zip(big.moments(linear_response=True), ref.moments(linear_response=True)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_approximate_methods_at_their_temperature_limit_are_finite():
+    """Just above the limit (max|W| / T = 2e99) every method still returns a finite number."""
+    T = 1e-99
+    for name, kwargs in ESTIMATORS.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bm.ApproximationWarning)
+            warnings.simplefilter("ignore", bm.ConvergenceWarning)
+            est = getattr(bm, name)(W4, B4, T, rng=0, **kwargs)
+        assert np.isfinite(est.log_z), name
+    # The naive bound is then -E_min / T to double precision (p sits on the ground state).
+    e_min = float(bm.energy(bm.all_states(4), W4, B4).min())
+    assert bm.log_z_mean_field(W4, B4, T, rng=0).log_z == pytest.approx(-e_min / T, rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+@pytest.mark.parametrize("rule", ["heat_bath", "metropolis"])
+def test_update_rules_at_the_smallest_temperature_take_the_zero_temperature_limit(rule, units):
+    """Zero field: heat bath picks either value with probability 1/2 and Metropolis always flips
+    (Delta E = 0); before, 0 * (1/T = inf) = NaN made both deterministic. A field picks its side."""
+    from bmlib.sampling.rules import heat_bath, metropolis
+
+    update = heat_bath if rule == "heat_bath" else metropolis
+    rng = np.random.default_rng(1)
+    values = np.ones(20_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        zero = update(values, np.zeros(20_000), TINY, units, rng)
+        down = update(values, np.full(20_000, -1e-300), TINY, units, rng)
+    if rule == "heat_bath":
+        assert abs((zero == 1).mean() - 0.5) < 0.02  # 7 standard deviations
+    else:
+        assert (zero == 1).sum() == 0
+    assert (down == 1).sum() == 0
+
+
+# ----------------------------------------------------------------------------
+# 6. The empty model (n = 0): one state of energy 0, so log Z = 0
+# ----------------------------------------------------------------------------
+
+EMPTY = np.zeros((0, 0))
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_estimators_of_an_empty_model_give_log_z_zero(name):
+    est = getattr(bm, name)(EMPTY, None, 1.0, rng=0, **ESTIMATORS[name])
+    assert est.log_z == 0.0
+
+
+def test_exact_functions_of_an_empty_model():
+    assert bm.log_partition(EMPTY) == 0.0
+    assert bm.boltzmann_distribution(EMPTY).tolist() == [1.0]
+    mean, second = bm.exact_moments(EMPTY)
+    assert mean.shape == (0,) and second.shape == (0, 0)
+    assert bm.exact_energy_moments(EMPTY) == (0.0, 0.0)
+    assert bm.clamped_log_partition(EMPTY, None, [], []) == 0.0
+    assert bm.log_z_visited_states(EMPTY, rng=0).details["n_distinct"] == 1
+
+
+def test_clamping_no_unit_is_the_free_model():
+    """values of shape (0,) is one empty pattern; it used to be refused with a self-contradictory message."""
+    assert bm.clamped_log_partition(W_INT, B_ZERO, [], []) == pytest.approx(bm.log_partition(W_INT, B_ZERO), rel=1e-15, abs=0)
+    mean, second = bm.clamped_moments(W_INT, B_ZERO, [], [])
+    ref_mean, ref_second = bm.exact_moments(W_INT, B_ZERO)
+    np.testing.assert_allclose(second, ref_second, rtol=1e-14, atol=1e-15)
+    with pytest.raises(ValueError, match=r"values must have shape \(1,\) .* got shape \(0, 1\)"):
+        bm.clamped_log_partition(W_INT, B_ZERO, [0], np.zeros((0, 1)))
