@@ -97,7 +97,13 @@ def heat_bath(values, fields, T, units, rng):
     (0.73, 0.73)
     """
     low, high = LEVELS[units]
-    p_high = np.tanh(fields * float((high - low) / (2.0 * T)))
+    half_width = 2.0 * T / (high - low)
+    # Multiplying by the reciprocal is the fast path; below T ~ 1e-308 the
+    # reciprocal overflows and 0 * inf = NaN would bias a unit with zero field,
+    # whose T -> 0 probability is 1/2, so there the fields are divided instead.
+    with np.errstate(over="ignore"):  # fields / half_width = +-inf is the right limit
+        scale = np.float64(1.0) / half_width
+        p_high = np.tanh(fields * float(scale) if np.isfinite(scale) else fields / half_width)
     p_high += 1.0
     p_high *= 0.5
     return _set_levels(_uniform(rng, p_high) < p_high, units, values.dtype)
@@ -148,7 +154,11 @@ def metropolis(values, fields, T, units, rng):
     flipped = ((low + high) - values).astype(values.dtype)
     delta_e = (values - flipped) * fields
     # min(1, exp(-dE/T)) as exp(min(0, -dE/T)): no overflow when dE << 0.
-    accept = _uniform(rng, fields) < np.exp(np.minimum(0.0, delta_e * float(-1.0 / T)))
+    # As in heat_bath: divide where 1/T overflows, so that a move with Delta E = 0 is always accepted.
+    with np.errstate(over="ignore"):  # -inf is the right limit of an uphill move
+        rate = np.float64(-1.0) / T
+        log_accept = delta_e * float(rate) if np.isfinite(rate) else -delta_e / T
+    accept = _uniform(rng, fields) < np.exp(np.minimum(0.0, log_accept))
     return np.where(accept, flipped, values)
 
 
