@@ -586,7 +586,11 @@ def rbm_log_partition(W_vh, b_v=None, b_h=None, T=1.0, units="bits"):
     Raises
     ------
     ValueError
-        If the smaller layer has more than ``MAX_EXACT_UNITS`` units.
+        If the smaller layer has more than ``MAX_EXACT_UNITS`` units, or if
+        ``log Z`` itself is beyond the float range (``T`` near 0 with a
+        ground energy other than 0). As ``T -> 0`` the result tends to
+        ``-E_min / T + log g`` with ``g`` ground states, as for
+        :func:`~bmlib.log_partition`.
 
     Notes
     -----
@@ -606,19 +610,36 @@ def rbm_log_partition(W_vh, b_v=None, b_h=None, T=1.0, units="bits"):
     k = check_exact_size(W.shape[1], "rbm_log_partition (enumerating the smaller layer)")
     low = -1.0 if units == "spins" else 0.0
     block = max(1, _BLOCK_ENTRIES // W.shape[0])
-    shift, total = -np.inf, 0.0
+    # As in exact enumeration, energies are divided by T only as differences from
+    # the running maximum, so that any T > 0 (down to 5e-324) gives the T -> 0
+    # limit instead of inf - inf = NaN. log g(a / T), g(x) = 1 + e^x (bits) or
+    # 2 cosh x (spins), is split into an energy part, max(a, 0) or |a|, and an
+    # entropy part in [0, log 2] kept apart (times a subnormal T it would be lost).
+    width = 1.0 if units == "bits" else 2.0
+    shift, log_total = -np.inf, -np.inf
     for start in range(0, 2**k, block):
         codes = np.arange(start, min(start + block, 2**k), dtype=np.int64)[:, None]
         H = np.where((codes >> np.arange(k - 1, -1, -1)) & 1, 1.0, low)
-        a = (H @ W.T + b_v) / T  # field on every unit of the summed layer, shape (rows, n_large)
-        summed = np.logaddexp(0.0, a) if units == "bits" else np.logaddexp(a, -a)
-        logw = H @ b_h / T + summed.sum(axis=1)
-        top = float(logw.max())
-        if top > shift:  # running log-sum-exp: rescale what was summed so far
-            total *= np.exp(shift - top)
-            shift = top
-        total += float(np.exp(logw - shift).sum())
-    return float(shift + np.log(total))
+        a = H @ W.T + b_v  # field on every unit of the summed layer, shape (rows, n_large)
+        with np.errstate(over="ignore"):  # |a| / T = inf is the right limit: its term is 0
+            entropy = np.log1p(np.exp(-width * np.abs(a) / T)).sum(axis=1)
+            neg_f = H @ b_h + 0.5 * (width * np.abs(a) + (2.0 - width) * a).sum(axis=1)
+            top = float(neg_f.max())
+            if top > shift:  # running log-sum-exp: re-reference what was summed so far
+                log_total -= (top - shift) / T
+                shift = top
+            rel = (neg_f - shift) / T + entropy  # <= n_large log 2, never NaN
+        peak = float(rel.max())
+        log_total = float(np.logaddexp(log_total, peak + np.log(np.exp(rel - peak).sum())))
+    with np.errstate(over="ignore"):
+        log_z = shift / T + log_total
+    if not np.isfinite(log_z):
+        raise ValueError(
+            f"rbm_log_partition: log Z is beyond the float range (about 1.8e308) at T = {T!r}. "
+            "The probabilities depend only on W_vh / T and the biases / T; rescale them and T by a "
+            "common factor, or find the ground states with energy_descent or anneal."
+        )
+    return log_z
 
 
 # ----------------------------------------------------------------------------

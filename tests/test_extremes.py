@@ -402,3 +402,50 @@ def test_clamping_no_unit_is_the_free_model():
     np.testing.assert_allclose(second, ref_second, rtol=1e-14, atol=1e-15)
     with pytest.raises(ValueError, match=r"values must have shape \(1,\) .* got shape \(0, 1\)"):
         bm.clamped_log_partition(W_INT, B_ZERO, [0], np.zeros((0, 1)))
+
+
+# ----------------------------------------------------------------------------
+# rbm_log_partition, exact like the enumeration functions: the same T -> 0 rule
+# ----------------------------------------------------------------------------
+
+
+def rbm_as_boltzmann_machine(W_vh, b_v, b_h):
+    n_v, n_h = W_vh.shape
+    W = np.zeros((n_v + n_h, n_v + n_h))
+    W[:n_v, n_v:], W[n_v:, :n_v] = W_vh, W_vh.T
+    return W, np.concatenate([b_v, b_h])
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_rbm_log_partition_at_the_smallest_temperature(units):
+    """Bits with W <= 0 and b <= 0 have E >= 0 = E_min: log Z -> log(number of zero-energy states).
+    Before: NaN (inf - inf); an entropy of T log 2 would also be lost below T ~ 1e-308."""
+    rng = np.random.default_rng(3)
+    W_vh = -np.abs(rng.normal(size=(4, 3)))
+    W_vh[1, :] = 0.0  # visible unit 1 is free: every ground state comes twice
+    b_v, b_h = -np.abs(rng.normal(size=4)), -np.abs(rng.normal(size=3))
+    b_v[1] = 0.0
+    W, b = rbm_as_boltzmann_machine(W_vh, b_v, b_h)
+    if units == "bits":
+        ground, e_min = ground_states(W, b, "bits")
+        assert e_min == 0.0 and ground.size == 2
+        assert bm.rbm_log_partition(W_vh, b_v, b_h, TINY, "bits") == pytest.approx(np.log(2), rel=1e-15, abs=0)
+        # E(v, h) = -v h + 2 h: E = 0 at (0, 0) and (1, 0); h = 1 pits a field +1/T against a bias -2/T.
+        assert bm.rbm_log_partition([[1.0]], None, [-2.0], TINY, "bits") == pytest.approx(np.log(2), rel=1e-15, abs=0)
+    else:
+        with pytest.raises(ValueError, match=r"rbm_log_partition: log Z is beyond the float range"):
+            bm.rbm_log_partition(W_vh, b_v, b_h, TINY, "spins")
+    # At a small but ordinary T it agrees with plain enumeration of the same machine.
+    assert bm.rbm_log_partition(W_vh, b_v, b_h, 0.01, units) == pytest.approx(
+        bm.log_partition(W, b, 0.01, units), rel=1e-14, abs=0
+    )
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_rbm_log_partition_is_scale_invariant(units):
+    rng = np.random.default_rng(4)
+    W_vh, b_v, b_h = rng.normal(size=(5, 3)), rng.normal(size=5), rng.normal(size=3)
+    c = 2.0**1000
+    ref = bm.rbm_log_partition(W_vh, b_v, b_h, 0.7, units)
+    assert ref == pytest.approx(bm.log_partition(*rbm_as_boltzmann_machine(W_vh, b_v, b_h), 0.7, units), rel=1e-14, abs=0)
+    assert bm.rbm_log_partition(c * W_vh, c * b_v, c * b_h, c * 0.7, units) == pytest.approx(ref, rel=1e-14, abs=0)
