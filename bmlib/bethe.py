@@ -147,7 +147,8 @@ def belief_propagation(
     b : array_like of shape (n,), optional
         Biases (zeros if omitted).
     T : float
-        Temperature, > 0.
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (below, the
+        method's arithmetic overflows; a ValueError points to energy_descent and anneal).
     units : {"spins", "bits"}
     n_starts : int
         Number of starts, >= 1, in this order: small random cavity fields

@@ -209,7 +209,8 @@ def naive_mean_field(
     b : array_like of shape (n,), optional
         Biases (zeros if omitted).
     T : float
-        Temperature, > 0.
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (below, the
+        method's arithmetic overflows; a ValueError points to energy_descent and anneal).
     units : {"spins", "bits"}
     clamped : sequence of int, optional
         Units held fixed (the clamped phase of learning); the result is then a

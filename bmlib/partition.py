@@ -115,6 +115,8 @@ def log_z_mean_field(
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_starts, schedule, damping, tol, max_iter, rng
         Passed to :func:`~bmlib.naive_mean_field`.
@@ -158,6 +160,8 @@ def log_z_tap(
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_starts, schedule, damping, tol, max_iter, rng
         Passed to :func:`~bmlib.tap_mean_field`.
@@ -201,6 +205,8 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_starts, damping, tol, max_iter, rng
         Passed to :func:`~bmlib.belief_propagation`.
@@ -252,6 +258,8 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_samples : int
         Number of samples ``N``, >= 2.
@@ -346,6 +354,8 @@ def log_z_visited_states(
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_samples : int
         States kept per chain, >= 1.
@@ -452,6 +462,8 @@ def log_z_ais(
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_runs : int
         Independent annealing runs (importance weights), >= 1.
