@@ -30,13 +30,54 @@ def check_units(units, name="units"):
     return units
 
 
+#: The approximate methods (mean field, TAP, Bethe, the sampling estimators of
+#: log Z) refuse T below this fraction of max(1, |W_ij|, |b_i|): see check_temperature.
+MIN_APPROXIMATION_TEMPERATURE = 1e-100
+
+
 def check_temperature(T, name="T"):
-    """Return ``T`` as a float if it is a finite number > 0, else raise."""
+    """Return ``T`` as a float if it is a finite number > 0, else raise.
+
+    Every finite ``T > 0`` passes, down to ``5e-324``. How each family of
+    functions treats temperatures near 0:
+
+    * Exact enumeration (``log_partition``, ``boltzmann_distribution``,
+      ``exact_moments``, ``exact_energy_moments``, the clamped versions) takes
+      the ``T -> 0`` limit: p spreads evenly over the ground states. It raises
+      a ValueError only if the number it returns is itself beyond the float
+      range (``log Z ~ -E_min / T`` at ``T = 5e-324``, unless ``E_min = 0``).
+    * The approximate methods (``naive_mean_field``, ``tap_mean_field``,
+      ``belief_propagation`` and the ``log_z_*`` estimators) refuse, through
+      :func:`check_approximation_temperature`, ``T`` below
+      ``MIN_APPROXIMATION_TEMPERATURE * max(1, max|W_ij|, max|b_i|)`` (1e-100
+      times the largest parameter): there their arithmetic (``beta^2 W^2`` in
+      TAP, ``-E / T`` in the estimators) overflows, and the distribution is
+      anyway concentrated on the lowest-energy states, which ``energy_descent``
+      and ``anneal`` find directly.
+    """
     if isinstance(T, (bool, np.bool_)) or not isinstance(T, numbers.Real):
         raise TypeError(f"{name} must be a real number > 0; got {_show(T)} of type {type(T).__name__}")
     T = float(T)
     if not np.isfinite(T) or T <= 0:
         raise ValueError(f"{name} must be finite and > 0; got {T!r}")
+    return T
+
+
+def check_approximation_temperature(T, W, b, what):
+    """Refuse ``T < MIN_APPROXIMATION_TEMPERATURE * max(1, max|W|, max|b|)`` for an approximate method.
+
+    ``T``, ``W`` and ``b`` must already be checked (:func:`check_temperature`,
+    :func:`check_model`); ``what`` names the method in the message. Returns ``T``.
+    """
+    scale = max(1.0, float(np.abs(W).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
+    if T < MIN_APPROXIMATION_TEMPERATURE * scale:
+        raise ValueError(
+            f"T must be >= {MIN_APPROXIMATION_TEMPERATURE:g} * max(1, max|W|, max|b|) = "
+            f"{MIN_APPROXIMATION_TEMPERATURE * scale:.3g} for {what} (its arithmetic overflows below); "
+            f"got T = {T!r}. So close to T = 0 the distribution sits on the lowest-energy states: "
+            "find them with energy_descent or anneal, or use the exact functions (log_partition, "
+            "exact_moments), which take the T -> 0 limit."
+        )
     return T
 
 
@@ -116,7 +157,13 @@ def check_weights(W, name="W"):
             f"{name} must have a zero diagonal (no self-couplings); {name}[{i}, {i}] = {W[i, i]:.6g}"
         )
     # Symmetrize exactly so that round-off in the caller's matrix cannot leak in.
-    W = 0.5 * (W + W.T)
+    # Both forms below are the correctly rounded mean of W and W.T: 0.5 * (W + W.T)
+    # overflows once W + W.T passes the largest float (|W_ij| >= ~9e307), and
+    # 0.5 * W + 0.5 * W.T loses subnormal entries when halving them, so each is
+    # used where the other fails. The choice is symmetric, and so is the result.
+    big = np.maximum(np.abs(W), np.abs(W.T)) > 1.0
+    with np.errstate(over="ignore"):  # the overflowing entries are the ones not chosen
+        W = np.where(big, 0.5 * W + 0.5 * W.T, 0.5 * (W + W.T))
     np.fill_diagonal(W, 0.0)
     return W
 
@@ -351,7 +398,8 @@ def check_clamp(clamped, values, n, units):
     if len(np.unique(idx)) != idx.size:
         raise ValueError(f"clamped indices must not repeat; got {idx.tolist()}")
     vals = _as_real_array(values, "values") if values is not None else None
-    if vals is None or vals.ndim not in (1, 2) or vals.shape[-1] != idx.size or vals.shape[0] == 0:
+    # (0,) is one empty pattern (nothing clamped); only a batch of zero patterns, (0, k), is refused.
+    if vals is None or vals.ndim not in (1, 2) or vals.shape[-1] != idx.size or (vals.ndim == 2 and vals.shape[0] == 0):
         shape = None if vals is None else vals.shape
         raise ValueError(
             f"values must have shape ({idx.size},) for one pattern or (P, {idx.size}) for P >= 1 patterns, "

@@ -46,6 +46,7 @@ import numpy as np
 
 from ._checks import (
     ConvergenceWarning,
+    check_approximation_temperature,
     check_damping,
     check_integer,
     check_model,
@@ -147,7 +148,8 @@ def belief_propagation(
     b : array_like of shape (n,), optional
         Biases (zeros if omitted).
     T : float
-        Temperature, > 0.
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (below, the
+        method's arithmetic overflows; a ValueError points to energy_descent and anneal).
     units : {"spins", "bits"}
     n_starts : int
         Number of starts, >= 1, in this order: small random cavity fields
@@ -194,6 +196,7 @@ def belief_propagation(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "belief propagation")
     n_starts = check_integer(n_starts, "n_starts", minimum=1)
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)

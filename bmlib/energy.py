@@ -55,7 +55,13 @@ def energy(s, W, b=None, units=None):
     """
     s, W, b = _prepare(s, W, b, units)
     # "+ 0.0" turns the -0.0 of an empty sum into 0.0 for tidy printing.
-    E = -0.5 * np.einsum("...i,ij,...j->...", s, W, s) - s @ b + 0.0
+    # With |W_ij| near the float limit, s^T W s counts each bond twice and can
+    # overflow where E itself is finite; halving W first avoids that (and is
+    # exact for such W).
+    if np.abs(W).max(initial=0.0) > 1.0:
+        E = -np.einsum("...i,ij,...j->...", s, 0.5 * W, s) - s @ b + 0.0
+    else:
+        E = -0.5 * np.einsum("...i,ij,...j->...", s, W, s) - s @ b + 0.0
     return _scalar_if_single(E, s)
 
 

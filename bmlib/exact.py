@@ -5,15 +5,25 @@
 How the enumeration is organised (and why it is fast in pure NumPy): the
 units are split into a *leading* block (the most significant units of the
 :func:`~bmlib.all_states` order) and a *trailing* block of at most
-``_TRAILING_UNITS`` units. For a chunk of leading states, ``-E/T`` of every
+``_TRAILING_UNITS`` units. For a chunk of leading states, ``-E`` of every
 completion is one matrix product, because
 
-    -E(h, l)/T = [h W_hl / T, 1, -e(h)/T] . [l, -e(l)/T, 1]
+    -E(h, l) = [h W_hl, 1, -e(h)] . [l, -e(l), 1]
 
 where ``e(h)`` and ``e(l)`` are the energies of each block on its own. The
 chunks are bounded (``_CHUNK_STATES`` states), so memory stays small for any
-n, and the sums are combined with a running maximum (log-sum-exp), so there
-is no overflow at any temperature.
+n, and the sums are combined with a running maximum (log-sum-exp).
+
+Extreme inputs. Energies are formed first and divided by ``T`` only as
+differences from the lowest energy found so far, ``(E - E_min) / T >= 0``:
+that quotient may overflow to ``inf`` (its weight is then exactly 0, as it
+should be), but never meets ``inf - inf``. So every ``T > 0``, down to
+``5e-324``, gives the ``T -> 0`` limit where it is one (the distribution
+spreads evenly over the ground states), and couplings near the float limit
+are handled by carrying energies in units of ``2**k`` (exact power-of-two
+scaling, ``k = 0`` for ordinary parameters). Only a returned number that is
+itself beyond the float range (``log Z = -E_min / T + ...`` at such ``T``, or
+``<E>`` of 1e308-scale couplings) raises a ``ValueError``.
 """
 from __future__ import annotations
 
@@ -25,6 +35,40 @@ from .states import MAX_TABLE_UNITS, all_states
 
 _TRAILING_UNITS = 14
 _CHUNK_STATES = 2**21  # 16 MiB of float64 per chunk
+#: Parameters larger than this are scaled down by 2**_BIG_EXPONENT before energies are
+#: formed: 465 couplings and 30 biases of 2**1000 (n = 30) still sum to a finite energy.
+_BIG_PARAMETER = 2.0**1000
+_BIG_EXPONENT = 30
+
+
+def _scaled_model(W, b):
+    """Return ``(W / 2**k, b / 2**k, k)`` with ``k`` chosen so that no energy overflows.
+
+    ``k = 0`` (no change) unless a parameter exceeds ``_BIG_PARAMETER``. Dividing
+    by a power of two is exact, except for entries below ~1e-300 next to ones
+    near 1e308, which cannot move an energy of that size anyway.
+    """
+    top = max(float(np.abs(W).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
+    if top <= _BIG_PARAMETER:
+        return W, b, 0
+    return W / 2.0**_BIG_EXPONENT, b / 2.0**_BIG_EXPONENT, _BIG_EXPONENT
+
+
+def _over_T(x, T, k, out=None):
+    """``x * 2**k / T`` for scaled energies ``x``; overflows to +-inf, never NaN for finite ``x``."""
+    with np.errstate(over="ignore"):  # inf is the right value: its weight exp(-inf) is 0
+        out = np.divide(x, T) if out is None else np.divide(x, T, out=out)
+        return out * 2.0**k if k else out
+
+
+def _beyond_range(what, quantity, T, k):
+    scale = "" if k == 0 else " and couplings near the float limit"
+    return ValueError(
+        f"{what}: {quantity} is beyond the float range (about 1.8e308) at T = {T!r}{scale}. "
+        "The probabilities depend only on W / T and b / T and are still available "
+        "(boltzmann_distribution, exact_moments); for the ground states themselves use "
+        "energy_descent or anneal, or rescale W, b and T by a common factor."
+    )
 
 
 def _block_energy(S, W, b):
@@ -34,11 +78,11 @@ def _block_energy(S, W, b):
     return -0.5 * np.sum((S @ W) * S, axis=1) - S @ b
 
 
-def _chunks(W, b, T, units):
-    """Yield ``(lead, trail, logw)`` covering all states in all_states order.
+def _chunks(W, b, units):
+    """Yield ``(lead, trail, neg_e)`` covering all states in all_states order.
 
     lead : (H, n_lead) leading states of the chunk; trail : (2**L, L) trailing
-    states; logw : (H, 2**L) with ``logw[a, c] = -E(lead[a], trail[c]) / T``.
+    states; neg_e : (H, 2**L) with ``neg_e[a, c] = -E(lead[a], trail[c])``.
     """
     n = W.shape[0]
     L = min(n, _TRAILING_UNITS)
@@ -46,10 +90,10 @@ def _chunks(W, b, T, units):
     trail = all_states(L, units).astype(float)
     lead_all = np.arange(2**n_lead, dtype=np.int64)
     per_chunk = max(1, _CHUNK_STATES >> L)
-    # Right factor of the product: [l, -e(l)/T, 1]^T, shape (L + 2, 2**L).
+    # Right factor of the product: [l, -e(l), 1]^T, shape (L + 2, 2**L).
     right = np.empty((L + 2, 2**L))
     right[:L] = trail.T
-    right[L] = -_block_energy(trail, W[n_lead:, n_lead:], b[n_lead:]) / T
+    right[L] = -_block_energy(trail, W[n_lead:, n_lead:], b[n_lead:])
     right[L + 1] = 1.0
     low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
     for start in range(0, 2**n_lead, per_chunk):
@@ -57,49 +101,63 @@ def _chunks(W, b, T, units):
         digits = (codes >> np.arange(n_lead - 1, -1, -1)) & 1
         lead = np.where(digits == 1, high, low)
         left = np.empty((lead.shape[0], L + 2))
-        left[:, :L] = lead @ W[:n_lead, n_lead:] / T
+        left[:, :L] = lead @ W[:n_lead, n_lead:]
         left[:, L] = 1.0
-        left[:, L + 1] = -_block_energy(lead, W[:n_lead, :n_lead], b[:n_lead]) / T
+        left[:, L + 1] = -_block_energy(lead, W[:n_lead, :n_lead], b[:n_lead])
         yield lead, trail, left @ right
 
 
 class _RunningSums:
-    """Sums of ``w = exp(logw - shift)`` that stay finite: ``shift`` tracks the running max."""
+    """Sums of ``w = exp((-E - shift) / T)`` that stay finite: ``shift`` tracks the running max of ``-E``.
 
-    def __init__(self):
+    Energies are in units of ``2**k`` (see :func:`_scaled_model`).
+    """
+
+    def __init__(self, T, k):
+        self.T, self.k = T, k
         self.shift = -np.inf
         self.sums = {}
 
-    def weights(self, logw):
-        top = float(logw.max())
+    def weights(self, neg_e):
+        top = float(neg_e.max())
         if top > self.shift:
-            factor = np.exp(self.shift - top)
+            factor = np.exp(-_over_T(top - self.shift, self.T, self.k))
             for key in self.sums:
                 self.sums[key] = self.sums[key] * factor
             self.shift = top
-        np.subtract(logw, self.shift, out=logw)
-        return np.exp(logw, out=logw)
+        np.subtract(neg_e, self.shift, out=neg_e)  # -(E - E_min) <= 0
+        return np.exp(_over_T(neg_e, self.T, self.k, out=neg_e), out=neg_e)
 
     def add(self, key, value):
         self.sums[key] = self.sums[key] + value if key in self.sums else value
 
     def log_total(self):
-        return self.shift + np.log(self.sums["Z"])
+        """``log Z = -E_min / T + log(sum of weights)``: +-inf if beyond the float range."""
+        with np.errstate(over="ignore"):
+            return float(_over_T(self.shift, self.T, self.k)) + float(np.log(self.sums["Z"]))
 
 
-def _log_partition(W, b, T, units):
-    acc = _RunningSums()
-    for _, _, logw in _chunks(W, b, T, units):
-        acc.add("Z", acc.weights(logw).sum())
-    return float(acc.log_total())
+def _log_partition(W, b, T, units, what="log_partition"):
+    W, b, k = _scaled_model(W, b)
+    acc = _RunningSums(T, k)
+    for _, _, neg_e in _chunks(W, b, units):
+        acc.add("Z", acc.weights(neg_e).sum())
+    log_z = acc.log_total()
+    if not np.isfinite(log_z):
+        raise _beyond_range(what, "log Z", T, k)
+    return log_z
 
 
-def _moments(W, b, T, units):
-    """Return (log Z, mean (n,), second (n, n)) in one pass."""
+def _moments(W, b, T, units, k):
+    """Return (shift, log of the weights' sum, mean (n,), second (n, n)) in one pass.
+
+    ``log Z = shift * 2**k / T + log_sum`` with energies in units of ``2**k``;
+    ``W`` and ``b`` must already be scaled (:func:`_scaled_model`) with that ``k``.
+    """
     n = W.shape[0]
-    acc = _RunningSums()
-    for lead, trail, logw in _chunks(W, b, T, units):
-        w = acc.weights(logw)
+    acc = _RunningSums(T, k)
+    for lead, trail, neg_e in _chunks(W, b, units):
+        w = acc.weights(neg_e)
         w_lead, w_trail = w.sum(axis=1), w.sum(axis=0)
         acc.add("Z", w_lead.sum())
         acc.add("m_lead", w_lead @ lead)
@@ -116,7 +174,7 @@ def _moments(W, b, T, units):
     second[:k, k:] = s["lt"] / Z
     second[k:, :k] = second[:k, k:].T
     second[k:, k:] = s["tt"] / Z
-    return float(acc.log_total()), mean, second
+    return acc.shift, float(np.log(Z)), mean, second
 
 
 def _check(W, b, T, units, what):
@@ -144,10 +202,18 @@ def log_partition(W, b=None, T=1.0, units="spins"):
     -------
     float
 
+    Raises
+    ------
+    ValueError
+        If ``log Z`` itself is beyond the float range (``|log Z| > ~1.8e308``,
+        e.g. ``T = 5e-324`` with a ground energy other than 0).
+
     Notes
     -----
-    Computed as a log-sum-exp over blocks of states: no overflow for any T,
-    memory bounded for any n. As ``T -> inf`` it tends to ``n log 2``.
+    Computed as a log-sum-exp over blocks of states, as
+    ``-E_min / T + log sum_s exp(-(E(s) - E_min) / T)``: no overflow for any T,
+    memory bounded for any n. As ``T -> inf`` it tends to ``n log 2``; as
+    ``T -> 0``, to ``-E_min / T + log g`` with ``g`` ground states.
     Explained in the chapter "The Boltzmann-Gibbs distribution".
 
     Examples
@@ -188,9 +254,10 @@ def boltzmann_distribution(W, b=None, T=1.0, units="spins"):
             f"boltzmann_distribution returns 2**n probabilities and is limited to n <= {MAX_TABLE_UNITS}; "
             f"got n = {n}. log_partition and exact_moments handle larger models."
         )
-    logw = np.concatenate([chunk.ravel() for _, _, chunk in _chunks(W, b, T, units)])
-    logw -= logw.max()
-    p = np.exp(logw)
+    W, b, k = _scaled_model(W, b)
+    logw = np.concatenate([chunk.ravel() for _, _, chunk in _chunks(W, b, units)])
+    logw -= logw.max()  # -(E - E_min) <= 0, then divided by T: -inf at worst, never NaN
+    p = np.exp(_over_T(logw, T, k, out=logw))
     return p / p.sum()
 
 
@@ -228,7 +295,8 @@ def exact_moments(W, b=None, T=1.0, units="spins"):
      [0.7616 1.    ]]
     """
     W, b, T, units = _check(W, b, T, units, "exact_moments")
-    _, mean, second = _moments(W, b, T, units)
+    W, b, k = _scaled_model(W, b)
+    _, _, mean, second = _moments(W, b, T, units, k)
     return mean, second
 
 
@@ -251,6 +319,17 @@ def exact_energy_moments(W, b=None, T=1.0, units="spins"):
     mean_energy : float
     energy_variance : float
 
+    Raises
+    ------
+    ValueError
+        If ``<E>`` or ``Var(E)`` is beyond the float range (couplings near
+        1e308 with ``T`` of the same size).
+
+    Notes
+    -----
+    Accumulated around the lowest energy, with weights ``exp(-(E - E_min) / T)``:
+    exact at any ``|E| / T``; as ``T -> 0`` it returns ``E_min`` and 0.
+
     Examples
     --------
     >>> E, varE = exact_energy_moments([[0, 1], [1, 0]])
@@ -258,15 +337,36 @@ def exact_energy_moments(W, b=None, T=1.0, units="spins"):
     (-0.7616, 0.42)
     """
     W, b, T, units = _check(W, b, T, units, "exact_energy_moments")
-    # Two passes: the variance is accumulated around the exact mean, which
-    # avoids the cancellation of <E^2> - <E>^2 at low temperature.
-    log_z = _log_partition(W, b, T, units)
-    mean = var = 0.0
-    for _, _, logw in _chunks(W, b, T, units):
-        mean += float((np.exp(logw - log_z) * (-T * logw)).sum())
-    for _, _, logw in _chunks(W, b, T, units):
-        var += float((np.exp(logw - log_z) * (-T * logw - mean) ** 2).sum())
-    return mean, var
+    W, b, k = _scaled_model(W, b)
+    # Centred on the lowest energy E_min: d = E - E_min >= 0 carries the weights
+    # exp(-d / T) <= 1 and the sums, so nothing depends on the size of E_min / T
+    # (at |E| / T = 1e15 a sum of E exp(-E / T + log Z) has lost every digit).
+    # Three passes: E_min, then the mean of d, then the variance around that
+    # mean (no cancellation of <d^2> - <d>^2).
+    shift = max(float(neg_e.max()) for _, _, neg_e in _chunks(W, b, units))  # -E_min
+    z = total = 0.0
+    for _, _, neg_e in _chunks(W, b, units):
+        d = shift - neg_e
+        w = np.exp(-_over_T(d, T, k))
+        z += float(w.sum())
+        total += float((w * d).sum())
+    mu = total / z
+    var = 0.0
+    for _, _, neg_e in _chunks(W, b, units):
+        d = shift - neg_e
+        w = np.exp(-_over_T(d, T, k))
+        # (sqrt(w) (d - mu))^2, not w (d - mu)^2: a state of weight 0 adds 0 even
+        # where its (d - mu)^2 would overflow.
+        with np.errstate(over="ignore"):  # an infinite variance is reported below
+            var += float(np.sum((np.sqrt(w) * (d - mu)) ** 2))
+    with np.errstate(over="ignore"):
+        mean = float((mu - shift) * 2.0**k)
+        variance = float(var / z * 4.0**k)
+    if not np.isfinite(mean):
+        raise _beyond_range("exact_energy_moments", "the mean energy", T, k)
+    if not np.isfinite(variance):
+        raise _beyond_range("exact_energy_moments", "the energy variance", T, k)
+    return mean, variance
 
 
 def _clamped(W, b, T, units, clamped, values):
@@ -274,6 +374,7 @@ def _clamped(W, b, T, units, clamped, values):
     n = W.shape[0]
     free = np.setdiff1d(np.arange(n), clamped)
     V = np.atleast_2d(values)
+    W, b, k = _scaled_model(W, b)
     # E(v, f) = E_cc(v) + E_ff(f) - f . (W_fc v): the clamped units act on the
     # free ones as an extra bias.
     e_c = _block_energy(V, W[np.ix_(clamped, clamped)], b[clamped])
@@ -281,23 +382,25 @@ def _clamped(W, b, T, units, clamped, values):
     W_ff = W[np.ix_(free, free)]
     n_f = free.size
     log_z, means, seconds = np.empty(len(V)), np.empty((len(V), n_f)), np.empty((len(V), n_f, n_f))
-    if n_f <= _TRAILING_UNITS:
-        # Few free units: all patterns at once, -E/T of every completion in one product.
-        S = all_states(n_f, units).astype(float)
-        logw = (b_eff @ S.T - _block_energy(S, W_ff, np.zeros(n_f))[None, :]) / T
-        top = logw.max(axis=1, keepdims=True)
-        w = np.exp(logw - top)
-        z = w.sum(axis=1)
-        p = w / z[:, None]
-        log_z = top[:, 0] + np.log(z) - e_c / T
-        means = p @ S
-        seconds = np.einsum("pk,ki,kj->pij", p, S, S) if n_f else seconds
-    else:
-        check_exact_size(n_f, "clamped enumeration")
-        for k in range(len(V)):
-            lz, means[k], seconds[k] = _moments(W_ff, b_eff[k], T, units)
-            log_z[k] = lz - e_c[k] / T
-    return free, log_z, means, seconds
+    with np.errstate(over="ignore"):  # an overflowing log Z is reported by the caller
+        if n_f <= _TRAILING_UNITS:
+            # Few free units: all patterns at once, -E_ff of every completion in one product,
+            # then -(E - E_min) / T as in _RunningSums.
+            S = all_states(n_f, units).astype(float)
+            neg_e = b_eff @ S.T - _block_energy(S, W_ff, np.zeros(n_f))[None, :]
+            top = neg_e.max(axis=1, keepdims=True)
+            w = np.exp(_over_T(neg_e - top, T, k))
+            z = w.sum(axis=1)
+            p = w / z[:, None]
+            log_z = _over_T(top[:, 0] - e_c, T, k) + np.log(z)
+            means = p @ S
+            seconds = np.einsum("pk,ki,kj->pij", p, S, S) if n_f else seconds
+        else:
+            check_exact_size(n_f, "clamped enumeration")
+            for r in range(len(V)):
+                shift, log_sum, means[r], seconds[r] = _moments(W_ff, b_eff[r], T, units, k)
+                log_z[r] = _over_T(shift - e_c[r], T, k) + log_sum
+    return free, log_z, means, seconds, k
 
 
 @thin_blas
@@ -333,7 +436,9 @@ def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     idx, vals = check_clamp(clamped, values, W.shape[0], units)
-    _, log_z, _, _ = _clamped(W, b, T, units, idx, vals)
+    _, log_z, _, _, k = _clamped(W, b, T, units, idx, vals)
+    if not np.all(np.isfinite(log_z)):
+        raise _beyond_range("clamped_log_partition", "log Z", T, k)
     return float(log_z[0]) if vals.ndim == 1 else log_z
 
 
@@ -376,7 +481,7 @@ def clamped_moments(W, b, clamped, values, T=1.0, units="spins", average=True):
     T, units = check_temperature(T), check_units(units)
     n = W.shape[0]
     idx, vals = check_clamp(clamped, values, n, units)
-    free, _, means_f, seconds_f = _clamped(W, b, T, units, idx, vals)
+    free, _, means_f, seconds_f, _ = _clamped(W, b, T, units, idx, vals)
     V = np.atleast_2d(vals)
     P = len(V)
     mean = np.empty((P, n))

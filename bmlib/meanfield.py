@@ -63,6 +63,7 @@ import numpy as np
 from ._checks import (
     ApproximationWarning,
     ConvergenceWarning,
+    check_approximation_temperature,
     check_bool,
     check_choice,
     check_clamp,
@@ -209,7 +210,8 @@ def naive_mean_field(
     b : array_like of shape (n,), optional
         Biases (zeros if omitted).
     T : float
-        Temperature, > 0.
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (below, the
+        method's arithmetic overflows; a ValueError points to energy_descent and anneal).
     units : {"spins", "bits"}
     clamped : sequence of int, optional
         Units held fixed (the clamped phase of learning); the result is then a
@@ -336,6 +338,7 @@ def tap_mean_field(
 def _mean_field(method, W, b, T, units, clamped, values, init, n_starts, schedule, damping, tol, max_iter, rng):
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "naive mean field" if method == "naive" else "TAP")
     schedule = check_choice(schedule, "schedule", _SCHEDULES)
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)
@@ -432,12 +435,32 @@ def _entropy(m):
     return float(total)
 
 
+#: TAP squares the couplings. Beyond this size W * W would overflow (while
+#: beta W, all that matters, can be moderate), so there W is scaled down by a
+#: power of two, exactly, and beta up by the same factor (_squared_couplings).
+_SQUARE_LIMIT = 2.0**500
+
+
+def _squared_couplings(W, beta):
+    """Return ``(W2, beta2)`` with ``beta2 * W2 = beta**2 * W * W`` elementwise and neither overflowing.
+
+    For ``max|W| <= _SQUARE_LIMIT`` this is ``(W * W, beta**2)`` itself.
+    """
+    top = float(np.abs(W).max(initial=0.0))
+    if top <= _SQUARE_LIMIT:
+        return W * W, beta**2
+    c = 2.0 ** (int(np.frexp(top)[1]) - 1)  # top / c in [1, 2)
+    scaled = W / c
+    return scaled * scaled, (beta * c) ** 2
+
+
 def _objective(m, W, b, beta, method):
     """Phi(m), the naive bound, plus the Onsager term for TAP."""
     phi = beta * (0.5 * m @ W @ m + b @ m) + _entropy(m)
     if method == "tap":
         v = 1.0 - m * m
-        phi += 0.25 * beta**2 * v @ (W * W) @ v
+        W2, beta2 = _squared_couplings(W, beta)
+        phi += 0.25 * beta2 * v @ W2 @ v
     return float(phi)
 
 
@@ -503,28 +526,31 @@ def _unit_roots(a, k, x):
 
 
 def _targets(m, W, W2, b, beta):
-    """The undamped update of every unit given all the others."""
+    """The undamped update of every unit given all the others; ``W2`` is None or ``_squared_couplings``."""
     a = beta * (W @ m + b)
     if W2 is None:
         return np.tanh(a)
-    return _unit_roots(a, beta**2 * (W2 @ (1.0 - m * m)), m)
+    W2, beta2 = W2
+    return _unit_roots(a, beta2 * (W2 @ (1.0 - m * m)), m)
 
 
 def _sequential_sweep(m, W, W2, b, beta, free, damping):
+    if W2 is not None:
+        W2, beta2 = W2
     for i in free:
         a = beta * float(W[i] @ m + b[i])
         if W2 is None:
             x = math.tanh(a)
         else:
             # The reaction coefficient excludes j = i automatically: W2[i, i] = 0.
-            x = _unit_root(a, beta * beta * float(W2[i] @ (1.0 - m * m)), float(m[i]))
+            x = _unit_root(a, beta2 * float(W2[i] @ (1.0 - m * m)), float(m[i]))
         m[i] = damping * m[i] + (1.0 - damping) * x
 
 
 def _solve(m, W, b, beta, method, free, schedule, damping, tol, max_iter):
     """One run from start m: (m, objective, converged, sweeps, residual)."""
     m = m.copy()
-    W2 = W * W if method == "tap" else None
+    W2 = _squared_couplings(W, beta) if method == "tap" else None
     target = _targets(m, W, W2, b, beta)
     residual = np.inf
     for sweep in range(1, max_iter + 1):
@@ -544,7 +570,8 @@ def _plefka_ratio(m, W, beta):
     v = 1.0 - m * m
     if m.size == 0:
         return 0.0
-    return float(np.linalg.eigvalsh(beta**2 * W * W * np.outer(v, v))[-1])
+    W2, beta2 = _squared_couplings(W, beta)
+    return float(np.linalg.eigvalsh(beta2 * W2 * np.outer(v, v))[-1])
 
 
 def _linear_response(m, W, beta, method, free):
@@ -557,7 +584,8 @@ def _linear_response(m, W, beta, method, free):
     d = 1.0 - mf * mf
     K = -beta * Wf
     if method == "tap":
-        K = K + np.diag(beta**2 * ((W * W)[free] @ (1.0 - m * m))) - 2.0 * beta**2 * Wf**2 * np.outer(mf, mf)
+        W2, beta2 = _squared_couplings(W, beta)
+        K = K + np.diag(beta2 * (W2[free] @ (1.0 - m * m))) - 2.0 * beta2 * W2[np.ix_(free, free)] * np.outer(mf, mf)
     A = np.eye(free.size) + d[:, None] * K
     try:
         C = np.linalg.solve(A, np.diag(d))

@@ -35,6 +35,7 @@ import numpy as np
 from ._threads import thin_blas
 from ._checks import (
     _check_finite,
+    check_approximation_temperature,
     check_choice,
     check_exact_size,
     check_integer,
@@ -115,6 +116,8 @@ def log_z_mean_field(
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_starts, schedule, damping, tol, max_iter, rng
         Passed to :func:`~bmlib.naive_mean_field`.
@@ -158,6 +161,8 @@ def log_z_tap(
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_starts, schedule, damping, tol, max_iter, rng
         Passed to :func:`~bmlib.tap_mean_field`.
@@ -201,6 +206,8 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_starts, damping, tol, max_iter, rng
         Passed to :func:`~bmlib.belief_propagation`.
@@ -253,6 +260,8 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_samples : int
         Number of samples ``N``, >= 2.
@@ -292,6 +301,7 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "importance sampling")
     n_samples = check_integer(n_samples, "n_samples", minimum=2)
     gen = as_generator(rng)
     n = W.shape[0]
@@ -347,6 +357,8 @@ def log_z_visited_states(
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_samples : int
         States kept per chain, >= 1.
@@ -394,6 +406,7 @@ def log_z_visited_states(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "the visited-states sum")
     n_samples = check_integer(n_samples, "n_samples", minimum=1)
     n_chains = check_integer(n_chains, "n_chains", minimum=1)
     burn_in = check_integer(burn_in, "burn_in", minimum=0)
@@ -401,7 +414,8 @@ def log_z_visited_states(
     run = sample(W, b, T, units, n_samples=n_samples, n_chains=n_chains, burn_in=burn_in, thin=thin, scan=scan,
                  initial=initial, rng=rng)
     n = W.shape[0]
-    states = run.samples.reshape(-1, n)
+    # The number of rows is spelled out: reshape(-1, 0) is ambiguous for an empty model (n = 0).
+    states = run.samples.reshape(run.energies.size, n)
     # Distinct states by their bit patterns, packed 8 units to a byte (works for any n).
     _, first = np.unique(np.packbits(states == 1, axis=1), axis=0, return_index=True)
     logw = -run.energies.reshape(-1)[first] / T
@@ -452,6 +466,8 @@ def log_z_ais(
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     T : float
+        Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
+        :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
     n_runs : int
         Independent annealing runs (importance weights), >= 1.
@@ -513,6 +529,7 @@ def log_z_ais(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    check_approximation_temperature(T, W, b, "annealed importance sampling")
     n_runs = check_integer(n_runs, "n_runs", minimum=1)
     betas = _schedule(n_steps, betas)
     gen = as_generator(rng)
@@ -586,7 +603,11 @@ def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
     Raises
     ------
     ValueError
-        If the smaller layer has more than ``MAX_EXACT_UNITS`` units.
+        If the smaller layer has more than ``MAX_EXACT_UNITS`` units, or if
+        ``log Z`` itself is beyond the float range (``T`` near 0 with a
+        ground energy other than 0). As ``T -> 0`` the result tends to
+        ``-E_min / T + log g`` with ``g`` ground states, as for
+        :func:`~bmlib.log_partition`.
 
     Notes
     -----
@@ -608,19 +629,36 @@ def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
     k = check_exact_size(W.shape[1], "rbm_log_partition (enumerating the smaller layer)")
     low = -1.0 if units == "spins" else 0.0
     block = max(1, _BLOCK_ENTRIES // W.shape[0])
-    shift, total = -np.inf, 0.0
+    # As in exact enumeration, energies are divided by T only as differences from
+    # the running maximum, so that any T > 0 (down to 5e-324) gives the T -> 0
+    # limit instead of inf - inf = NaN. log g(a / T), g(x) = 1 + e^x (bits) or
+    # 2 cosh x (spins), is split into an energy part, max(a, 0) or |a|, and an
+    # entropy part in [0, log 2] kept apart (times a subnormal T it would be lost).
+    width = 1.0 if units == "bits" else 2.0
+    shift, log_total = -np.inf, -np.inf
     for start in range(0, 2**k, block):
         codes = np.arange(start, min(start + block, 2**k), dtype=np.int64)[:, None]
         H = np.where((codes >> np.arange(k - 1, -1, -1)) & 1, 1.0, low)
-        a = (H @ W.T + b_v) / T  # field on every unit of the summed layer, shape (rows, n_large)
-        summed = np.logaddexp(0.0, a) if units == "bits" else np.logaddexp(a, -a)
-        logw = H @ b_h / T + summed.sum(axis=1)
-        top = float(logw.max())
-        if top > shift:  # running log-sum-exp: rescale what was summed so far
-            total *= np.exp(shift - top)
-            shift = top
-        total += float(np.exp(logw - shift).sum())
-    return float(shift + np.log(total))
+        a = H @ W.T + b_v  # field on every unit of the summed layer, shape (rows, n_large)
+        with np.errstate(over="ignore"):  # |a| / T = inf is the right limit: its term is 0
+            entropy = np.log1p(np.exp(-width * np.abs(a) / T)).sum(axis=1)
+            neg_f = H @ b_h + 0.5 * (width * np.abs(a) + (2.0 - width) * a).sum(axis=1)
+            top = float(neg_f.max())
+            if top > shift:  # running log-sum-exp: re-reference what was summed so far
+                log_total -= (top - shift) / T
+                shift = top
+            rel = (neg_f - shift) / T + entropy  # <= n_large log 2, never NaN
+        peak = float(rel.max())
+        log_total = float(np.logaddexp(log_total, peak + np.log(np.exp(rel - peak).sum())))
+    with np.errstate(over="ignore"):
+        log_z = shift / T + log_total
+    if not np.isfinite(log_z):
+        raise ValueError(
+            f"rbm_log_partition: log Z is beyond the float range (about 1.8e308) at T = {T!r}. "
+            "The probabilities depend only on W_vh / T and the biases / T; rescale them and T by a "
+            "common factor, or find the ground states with energy_descent or anneal."
+        )
+    return log_z
 
 
 # ----------------------------------------------------------------------------

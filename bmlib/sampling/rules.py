@@ -97,6 +97,7 @@ def heat_bath(values, fields, T, units, rng):
     (0.73, 0.73)
     """
     low, high = LEVELS[units]
+    half_width = 2.0 * T / (high - low)
     # u < (1 + tanh) / 2  <=>  2u - 1 < tanh, with 2u - 1 exact in u's precision. tanh is
     # evaluated in float64 even for the lattice's float32 fields: NumPy's float32 tanh
     # differs by an ulp (6e-8) between SIMD levels, and with ~1e8 decisions in a chapter
@@ -105,7 +106,16 @@ def heat_bath(values, fields, T, units, rng):
     u = _uniform(rng, fields)
     u *= 2
     u -= 1
-    return _set_levels(u < np.tanh(np.multiply(fields, (high - low) / (2.0 * T), dtype=np.float64)), units, values.dtype)
+    # Multiplying by the reciprocal is the fast path; below T ~ 1e-308 the
+    # reciprocal overflows and 0 * inf = NaN would bias a unit with zero field,
+    # whose T -> 0 probability is 1/2, so there the fields are divided instead.
+    with np.errstate(over="ignore"):  # fields / half_width = +-inf is the right limit
+        scale = np.float64(1.0) / half_width
+        if np.isfinite(scale):
+            x = np.multiply(fields, float(scale), dtype=np.float64)
+        else:
+            x = np.divide(fields, half_width, dtype=np.float64)
+    return _set_levels(u < np.tanh(x), units, values.dtype)
 
 
 def metropolis(values, fields, T, units, rng):
@@ -153,8 +163,15 @@ def metropolis(values, fields, T, units, rng):
     flipped = ((low + high) - values).astype(values.dtype)
     delta_e = (values - flipped) * fields
     # min(1, exp(-dE/T)) as exp(min(0, -dE/T)): no overflow when dE << 0. In float64 for
-    # float32 fields too, so that the decision does not depend on NumPy's SIMD level (see heat_bath).
-    accept = _uniform(rng, fields) < np.exp(np.minimum(0.0, np.multiply(delta_e, -1.0 / T, dtype=np.float64)))
+    # float32 fields too, so that the decision does not depend on NumPy's SIMD level (see
+    # heat_bath), and divided where 1/T overflows, so that a move with Delta E = 0 is always accepted.
+    with np.errstate(over="ignore"):  # -inf is the right limit of an uphill move
+        rate = np.float64(-1.0) / T
+        if np.isfinite(rate):
+            log_accept = np.multiply(delta_e, float(rate), dtype=np.float64)
+        else:
+            log_accept = np.divide(-delta_e, T, dtype=np.float64)
+    accept = _uniform(rng, fields) < np.exp(np.minimum(0.0, log_accept))
     return np.where(accept, flipped, values)
 
 
