@@ -4,8 +4,7 @@ Every figure, number and widget in the book comes from a call into bmlib.
 The public names are flat (``import bmlib as bm; bm.energy(...)``); each is
 re-exported from a small private module about one idea. The figures
 (``plot_*``) and widgets (``*_widget``) load Matplotlib and ipywidgets the
-first time one of them is asked for, so ``import bmlib`` itself costs little
-more than NumPy.
+first time one of them is asked for, not at ``import bmlib``.
 
 Conventions
 -----------
