@@ -107,10 +107,13 @@ def check_real(value, name, positive=False, nonnegative=False):
     return value
 
 
-def check_bool(value, name):
-    """Return ``value`` as a bool if it is True or False, else raise."""
+def check_bool(value, name, allow_none=False):
+    """Return ``value`` as a bool if it is True or False (or None, if allowed), else raise."""
+    if value is None and allow_none:
+        return None
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {_show(value)} of type {type(value).__name__}")
+        rule = "True, False or None" if allow_none else "True or False"
+        raise TypeError(f"{name} must be {rule}; got {_show(value)} of type {type(value).__name__}")
     return bool(value)
 
 

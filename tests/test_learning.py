@@ -6,12 +6,16 @@ and the exact bound on what a machine without hidden units can do on parity.
 """
 import itertools
 import math
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
 
 import bmlib as bm
-from conftest import random_model
+import bmlib._progress
+from conftest import ROOT, random_model
 
 
 def random_machine(n_visible, n_hidden, units, T, rng, mask=None):
@@ -234,6 +238,38 @@ def test_progress_bar_is_silent_when_asked(capsys):
     assert "3/3" in capsys.readouterr().err
 
 
+def _slow_monitor(model, data):
+    time.sleep(0.03)  # ten epochs take at least 0.3 s
+    return 0.0
+
+
+def test_default_progress_shows_a_bar_only_for_long_training(capsys, monkeypatch):
+    """progress=None: a bar once training has run for PROGRESS_DELAY seconds, nothing before."""
+    machine = bm.BoltzmannMachine(3, rng=0)
+    data = bm.parity_patterns(3, "spins")
+    # Short work under the real delay (2 s): not a character on stderr.
+    bm.train(machine, data, epochs=3)
+    assert capsys.readouterr().err == ""
+    # The same slow run twice: hidden under a delay it never reaches, shown under one it passes.
+    monkeypatch.setattr(bmlib._progress, "PROGRESS_DELAY", 60.0)
+    bm.train(machine, data, epochs=10, monitor=_slow_monitor)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(bmlib._progress, "PROGRESS_DELAY", 0.1)
+    bm.train(machine, data, epochs=10, monitor=_slow_monitor)
+    err = capsys.readouterr().err
+    assert "training" in err and "10/10" in err
+
+
+def test_silent_training_never_imports_tqdm():
+    code = (
+        "import sys, bmlib as bm\n"
+        "bm.train(bm.BoltzmannMachine(3, rng=0), bm.parity_patterns(3, 'spins'), epochs=3, progress=False)\n"
+        "print('tqdm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"
+
+
 def test_history_and_monitors():
     data = bm.parity_patterns(3, "spins")
     machine = bm.BoltzmannMachine(3, rng=0)
@@ -304,7 +340,7 @@ def test_bad_data_is_refused_with_a_named_reason():
         ({"weight_decay": -1}, ValueError, "weight_decay must be >= 0"),
         ({"epochs": -1}, ValueError, "epochs must be >= 0; got -1"),
         ({"batch_size": 0}, ValueError, "batch_size must be >= 1; got 0"),
-        ({"progress": "no"}, TypeError, "progress must be True or False"),
+        ({"progress": "no"}, TypeError, "progress must be True, False or None; got 'no' of type str"),
         ({"statistics": "gibbs"}, ValueError, "statistics must be \"exact\", \"sampled\", \"annealed\", "
                                              "\"mean_field\", \"cd\", \"pcd\" or a provider"),
         ({"monitor": "kl"}, ValueError, "monitor must be \"auto\", \"log_likelihood\""),

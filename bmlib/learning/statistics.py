@@ -104,8 +104,8 @@ class ContrastiveDivergence:
     --------
     >>> import bmlib as bm
     >>> rbm = bm.RBM(9, 4, units="bits", rng=0)
-    >>> history = bm.train(rbm, bm.bars_and_stripes(3, units="bits"), epochs=5, statistics=bm.ContrastiveDivergence(k=3),
-    ...                    progress=False, rng=1)
+    >>> data = bm.bars_and_stripes(3, units="bits")
+    >>> history = bm.train(rbm, data, epochs=5, statistics=bm.ContrastiveDivergence(k=3), rng=1)
     >>> history.values.shape
     (6,)
     """

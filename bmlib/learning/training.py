@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from .._threads import thin_blas
 from .._checks import check_bool, check_choice, check_integer, check_real
+from .._progress import progress_bar
 from .._random import as_generator
 from .machine import BoltzmannMachine
 from .rbm import RBM
@@ -123,7 +123,7 @@ def _batches(P, batch_size, rng):
 
 @thin_blas
 def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_decay=0.0, batch_size=None,
-          statistics="exact", update="gradient", monitor="auto", progress=True, rng=None):
+          statistics="exact", update="gradient", monitor="auto", progress=None, rng=None):
     """Fit a model to data by gradient ascent on the log-likelihood; the model is updated in place.
 
     Parameters
@@ -169,8 +169,11 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
         ``2**n_s * n_l <= 2**25``), else the pseudo-log-likelihood (RBM, or a
         machine without hidden units), else nothing. Or ``"log_likelihood"``,
         ``"pseudo_log_likelihood"``, a callable ``(model, data) -> float``, or None.
-    progress : bool
-        Show a tqdm progress bar; False keeps training silent.
+    progress : bool or None
+        A tqdm progress bar (in a notebook, a widget). None (the default):
+        only if training is still running after 2 seconds,
+        so short runs print nothing. True: a bar from the start. False:
+        never (and tqdm is not imported).
     rng : None, int or numpy.random.Generator
         Shuffles the mini-batches and drives sampled statistics.
 
@@ -187,7 +190,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     >>> import bmlib as bm
     >>> data = bm.parity_patterns(3, units="spins")
     >>> machine = bm.BoltzmannMachine(3, n_hidden=1, init_scale=0.5, rng=0)
-    >>> history = bm.train(machine, data, epochs=500, learning_rate=0.5, momentum=0.5, progress=False)
+    >>> history = bm.train(machine, data, epochs=500, learning_rate=0.5, momentum=0.5)
     >>> history.monitor, history.values.round(3)[[0, -1]]  # towards the best possible, -log 4 = -1.386
     ('log_likelihood', array([-2.328, -1.398]))
     """
@@ -200,7 +203,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
         raise ValueError(f"momentum must be in [0, 1); got {momentum!r}")
     weight_decay = check_real(weight_decay, "weight_decay", nonnegative=True)
     batch_size = None if batch_size is None else check_integer(batch_size, "batch_size", minimum=1)
-    progress = check_bool(progress, "progress")
+    progress = check_bool(progress, "progress", allow_none=True)
     update = check_choice(update, "update", ("gradient", "sign"))
     provider = resolve_statistics(statistics)
     name, measure = _resolve_monitor(monitor, model)
@@ -208,19 +211,20 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
 
     velocity = {p: np.zeros_like(getattr(model, p)) for p in model.parameter_names}
     values = [measure(model, data)] if measure else []
-    bar = tqdm(range(epochs), disable=not progress, desc="training", unit="epoch")
-    for _ in bar:
-        for rows in _batches(len(data), batch_size, gen):
-            clamped, free = _check_statistics(model, provider(model, data[rows], gen))
-            for p, grad in model._gradient(clamped, free).items():
-                theta = getattr(model, p)
-                if p in model._decayed and weight_decay:
-                    grad = grad - weight_decay * theta
-                if update == "sign":
-                    grad = np.sign(grad)
-                velocity[p] = momentum * velocity[p] + learning_rate * grad
-                setattr(model, p, theta + velocity[p])
-        if measure:
-            values.append(measure(model, data))
-            bar.set_postfix({name: f"{values[-1]:.4f}"}, refresh=False)
+    with progress_bar(progress, total=epochs, desc="training", unit="epoch") as bar:
+        for _ in range(epochs):
+            for rows in _batches(len(data), batch_size, gen):
+                clamped, free = _check_statistics(model, provider(model, data[rows], gen))
+                for p, grad in model._gradient(clamped, free).items():
+                    theta = getattr(model, p)
+                    if p in model._decayed and weight_decay:
+                        grad = grad - weight_decay * theta
+                    if update == "sign":
+                        grad = np.sign(grad)
+                    velocity[p] = momentum * velocity[p] + learning_rate * grad
+                    setattr(model, p, theta + velocity[p])
+            if measure:
+                values.append(measure(model, data))
+                bar.set_postfix({name: f"{values[-1]:.4f}"}, refresh=False)
+            bar.update()
     return TrainingHistory(np.arange(epochs + 1), np.asarray(values, dtype=float), name, provider)

@@ -78,7 +78,7 @@ def plot_log_likelihood_curves(runs, levels=None, ylim=None):
     --------
     >>> import matplotlib.pyplot as plt, bmlib as bm
     >>> data = bm.parity_patterns(3, units="spins")
-    >>> history = bm.train(bm.BoltzmannMachine(3, 1, rng=0), data, epochs=5, progress=False)
+    >>> history = bm.train(bm.BoltzmannMachine(3, 1, rng=0), data, epochs=5)
     >>> fig = plot_log_likelihood_curves({"one hidden unit": history}, levels={"-log 4": -np.log(4)})
     >>> len(fig.axes[0].lines)
     2

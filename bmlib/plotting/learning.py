@@ -246,7 +246,7 @@ def plot_training_history(histories, labels=None, best=None):
     --------
     >>> import matplotlib.pyplot as plt, bmlib as bm
     >>> data = bm.parity_patterns(3, units="spins")
-    >>> history = bm.train(bm.BoltzmannMachine(3, rng=0), data, epochs=5, progress=False)
+    >>> history = bm.train(bm.BoltzmannMachine(3, rng=0), data, epochs=5)
     >>> fig = plot_training_history({"exact": history}, best=-3 * np.log(2))
     >>> len(fig.axes)
     2
