@@ -111,7 +111,7 @@ def estimators(W, T, seed):
 
 def cell(est, exact):
     err = est.log_z - exact
-    text = f"{err:+.3f}" if math.isnan(est.stderr) else f"{err:+.3f}±{est.stderr:.3f}"
+    text = f"{err:+.3f}" if math.isnan(est.error) else f"{err:+.3f}±{est.error:.3f}"
     if not est.converged:
         text += " NC"
     if est.details.get("plefka_ratio", 0.0) >= 1.0:

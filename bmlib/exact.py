@@ -404,7 +404,7 @@ def _clamped(W, b, T, units, clamped, values):
 
 
 @thin_blas
-def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
+def clamped_log_partition(W, b=None, T=1.0, units="spins", *, clamped, values):
     """Exact log of the partition function with some units clamped.
 
     ``log Z(v) = log sum_f exp(-E(v, f)/T)`` sums over the free units only,
@@ -415,13 +415,15 @@ def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
     Parameters
     ----------
     W : array_like of shape (n, n)
-    b : array_like of shape (n,) or None
-    clamped : sequence of int, length k
-        Indices of the clamped units (distinct, in ``0..n-1``).
-    values : array_like of shape (k,) or (P, k)
-        One pattern, or P patterns, in ``units``.
+    b : array_like of shape (n,), optional
     T : float
     units : {"spins", "bits"}
+    clamped : sequence of int, length k
+        Indices of the clamped units (distinct, in ``0..n-1``); keyword only,
+        as in :func:`~bmlib.naive_mean_field`, so the model comes first as
+        everywhere else.
+    values : array_like of shape (k,) or (P, k)
+        One pattern, or P patterns, in ``units``.
 
     Returns
     -------
@@ -429,8 +431,9 @@ def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
 
     Examples
     --------
+    >>> import bmlib as bm
     >>> W = [[0, 1], [1, 0]]
-    >>> round(clamped_log_partition(W, None, [0], [1]), 4)  # log(e + 1/e)
+    >>> round(bm.clamped_log_partition(W, clamped=[0], values=[1]), 4)  # log(e + 1/e)
     1.1269
     """
     W, b = check_model(W, b)
@@ -443,7 +446,7 @@ def clamped_log_partition(W, b, clamped, values, T=1.0, units="spins"):
 
 
 @thin_blas
-def clamped_moments(W, b, clamped, values, T=1.0, units="spins", average=True):
+def clamped_moments(W, b=None, T=1.0, units="spins", *, clamped, values, average=True):
     """Exact ``<s_i>`` and ``<s_i s_j>`` with some units clamped to given values.
 
     The free units follow the Boltzmann-Gibbs distribution conditioned on
@@ -454,13 +457,15 @@ def clamped_moments(W, b, clamped, values, T=1.0, units="spins", average=True):
     Parameters
     ----------
     W : array_like of shape (n, n)
-    b : array_like of shape (n,) or None
-    clamped : sequence of int, length k
-        Indices of the clamped units (distinct, in ``0..n-1``).
-    values : array_like of shape (k,) or (P, k)
-        One pattern, or P patterns, in ``units``.
+    b : array_like of shape (n,), optional
     T : float
     units : {"spins", "bits"}
+    clamped : sequence of int, length k
+        Indices of the clamped units (distinct, in ``0..n-1``); keyword only,
+        as in :func:`~bmlib.naive_mean_field`, so the model comes first as
+        everywhere else.
+    values : array_like of shape (k,) or (P, k)
+        One pattern, or P patterns, in ``units``.
     average : bool
         For a batch, return the average over patterns (default) or one
         result per pattern.
@@ -472,8 +477,9 @@ def clamped_moments(W, b, clamped, values, T=1.0, units="spins", average=True):
 
     Examples
     --------
+    >>> import bmlib as bm
     >>> W = [[0, 1], [1, 0]]
-    >>> mean, second = clamped_moments(W, None, [0], [1])
+    >>> mean, second = bm.clamped_moments(W, clamped=[0], values=[1])
     >>> print(mean.round(4))  # <s_1> = tanh(1) given s_0 = +1
     [1.     0.7616]
     """

@@ -479,13 +479,17 @@ def _kaufman_any(m, n, K):
 
 def _check_torus(rows, cols, T, J):
     rows = check_integer(rows, "rows", minimum=2)
-    cols = check_integer(cols, "cols", minimum=2)
+    if isinstance(cols, float) and not float(cols).is_integer():
+        # kaufman_energy_per_spin(32, 2.5): a temperature given where cols goes.
+        raise TypeError(f"cols must be an integer; got {cols!r} (to give the temperature of a square torus, "
+                        f"write T={cols!r})")
+    cols = rows if cols is None else check_integer(cols, "cols", minimum=2)
     J = _positive_coupling(J)
     T, shape = _temperatures(T)
     return rows, cols, T, J, shape
 
 
-def kaufman_log_partition(rows, cols, T, J=1.0):
+def kaufman_log_partition(rows, cols=None, T=1.0, J=1.0):
     """Exact ``log Z`` of the zero-field 2-D Ising model on a ``rows x cols`` torus.
 
     The same model as ``log_partition(square_lattice_couplings(rows, cols, J), None, T)``,
@@ -494,7 +498,9 @@ def kaufman_log_partition(rows, cols, T, J=1.0):
     Parameters
     ----------
     rows, cols : int
-        Sides of the torus, each >= 2.
+        Sides of the torus, each >= 2; ``cols`` defaults to ``rows`` (a
+        square torus, as :class:`~bmlib.SquareLattice` and
+        :func:`~bmlib.square_lattice_couplings`).
     T : float or array_like
         Temperature(s), finite and > 0.
     J : float
@@ -518,7 +524,8 @@ def kaufman_log_partition(rows, cols, T, J=1.0):
 
     Examples
     --------
-    >>> round(kaufman_log_partition(4, 4, T=2.0), 10)
+    >>> import bmlib as bm
+    >>> round(bm.kaufman_log_partition(4, T=2.0), 10)   # the 4 x 4 torus
     17.1053671187
     >>> round(kaufman_log_partition(64, 64, T=3.0) / 64**2, 12)  # = -f / T of the infinite lattice
     0.815882731858
@@ -527,13 +534,15 @@ def kaufman_log_partition(rows, cols, T, J=1.0):
     return _give_back(_kaufman_any(rows, cols, J / T)[0], shape)
 
 
-def kaufman_energy_per_spin(rows, cols, T, J=1.0):
+def kaufman_energy_per_spin(rows, cols=None, T=1.0, J=1.0):
     """Exact mean energy per spin ``<E> / N`` of the zero-field ``rows x cols`` Ising torus.
 
     Parameters
     ----------
     rows, cols : int
-        Sides of the torus, each >= 2.
+        Sides of the torus, each >= 2; ``cols`` defaults to ``rows`` (a
+        square torus, as :class:`~bmlib.SquareLattice` and
+        :func:`~bmlib.square_lattice_couplings`).
     T : float or array_like
         Temperature(s), finite and > 0.
     J : float
@@ -564,13 +573,15 @@ def kaufman_energy_per_spin(rows, cols, T, J=1.0):
     return _give_back(-J * _kaufman_any(rows, cols, J / T)[1] / (rows * cols), shape)
 
 
-def kaufman_specific_heat_per_spin(rows, cols, T, J=1.0):
+def kaufman_specific_heat_per_spin(rows, cols=None, T=1.0, J=1.0):
     """Exact specific heat per spin ``Var(E) / (T^2 N)`` of the zero-field ``rows x cols`` Ising torus.
 
     Parameters
     ----------
     rows, cols : int
-        Sides of the torus, each >= 2.
+        Sides of the torus, each >= 2; ``cols`` defaults to ``rows`` (a
+        square torus, as :class:`~bmlib.SquareLattice` and
+        :func:`~bmlib.square_lattice_couplings`).
     T : float or array_like
         Temperature(s), finite and > 0.
     J : float

@@ -28,6 +28,7 @@ rbm_log_partition
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,9 +68,10 @@ class LogZEstimate:
     ----------
     log_z : float
         The estimate.
-    stderr : float
+    error : float
         Standard error of ``log_z`` for a random estimator; ``nan`` for the
-        deterministic ones (their error is a bias, not noise).
+        deterministic ones (their error is a bias, not noise). The same name
+        as :class:`~bmlib.sampling.Estimate`'s.
     converged : bool
         Whether the underlying iteration met its tolerance (always True for
         the sampling methods, which have none).
@@ -92,13 +94,20 @@ class LogZEstimate:
     """
 
     log_z: float
-    stderr: float
+    error: float
     converged: bool
     cost: int
     cost_unit: str
     method: str
     lower_bound: bool = False
     details: dict = field(default_factory=dict)
+
+    def __repr__(self):
+        # The details may hold whole arrays (the mean-field solution, AIS log-weights): name them only.
+        error = "" if math.isnan(self.error) else f" +/- {self.error:.3g}"
+        flags = ("" if self.converged else ", not converged") + (", a lower bound" if self.lower_bound else "")
+        return (f"LogZEstimate({self.method}: log_z = {self.log_z:.6g}{error}, cost {self.cost} {self.cost_unit}"
+                f"{flags}; details: {', '.join(self.details) or 'none'})")
 
 
 def log_z_mean_field(
@@ -237,7 +246,7 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
     res = belief_propagation(W, b, T, units, n_starts=n_starts, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
     return LogZEstimate(
         log_z=res.log_z,
-        stderr=float("nan"),
+        error=float("nan"),
         converged=res.converged,
         cost=res.total_iterations,
         cost_unit="message updates",
@@ -276,14 +285,14 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     Returns
     -------
     LogZEstimate
-        ``stderr`` by the delta method, ``sd(w) / (sqrt(N) mean(w))``;
+        ``error`` by the delta method, ``sd(w) / (sqrt(N) mean(w))``;
         ``cost = N`` energy evaluations; ``details`` holds the effective sample
         size ``ess = (sum w)^2 / sum w^2`` and the proposal's means.
 
     Notes
     -----
     ``mean(w)`` is unbiased for ``Z``, but its logarithm is biased low by
-    about ``stderr**2 / 2`` (Jensen). The error bar is itself estimated from
+    about ``error**2 / 2`` (Jensen). The error bar is itself estimated from
     the weights: when the proposal misses part of the probability mass (e.g.
     a mean-field proposal, which sits in one of the two ordered states of a
     ferromagnet below its critical temperature), the weights look
@@ -296,7 +305,7 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     >>> import bmlib as bm
     >>> W = bm.sk_couplings(10, rng=1)
     >>> est = log_z_importance(W, T=2.0, n_samples=4000, rng=0)
-    >>> abs(est.log_z - bm.log_partition(W, T=2.0)) < 3 * est.stderr
+    >>> abs(est.log_z - bm.log_partition(W, T=2.0)) < 3 * est.error
     True
     """
     W, b = check_model(W, b)
@@ -321,7 +330,7 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     mean_w = w.mean()
     return LogZEstimate(
         log_z=float(top + np.log(mean_w)),
-        stderr=float(w.std(ddof=1) / (np.sqrt(n_samples) * mean_w)),
+        error=float(w.std(ddof=1) / (np.sqrt(n_samples) * mean_w)),
         converged=True,
         cost=n_samples,
         cost_unit="energy evaluations",
@@ -379,7 +388,7 @@ def log_z_visited_states(
     Returns
     -------
     LogZEstimate
-        ``lower_bound=True``, ``stderr = nan``; ``cost`` in sweeps (all chains,
+        ``lower_bound=True``, ``error = nan``; ``cost`` in sweeps (all chains,
         burn-in included). ``details`` holds ``n_distinct`` (distinct states
         summed), ``n_states = 2**n``, ``fraction_visited = n_distinct / 2**n``
         and ``all_visited`` (then ``log_z`` is exact).
@@ -423,7 +432,7 @@ def log_z_visited_states(
     n_states = 2**n
     return LogZEstimate(
         log_z=top + float(np.log(np.exp(logw - top).sum())),
-        stderr=float("nan"),
+        error=float("nan"),
         converged=True,
         cost=run.n_sweeps * run.n_chains,
         cost_unit="sweeps",
@@ -440,20 +449,23 @@ def log_z_visited_states(
 
 @thin_blas
 def log_z_ais(
-    W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, betas=None, base="uniform", scan=None, rng=None
+    W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, fractions=None, base="uniform", scan=None, rng=None
 ):
     """Annealed importance sampling (AIS) estimate of ``log Z`` (Neal 2001).
 
     AIS moves from a distribution whose normalizer is known to ``p`` through
     the intermediate distributions
 
-    ``p_k(s) ~ p_0(s)**(1 - beta_k) * exp(-beta_k E(s) / T)``,  ``0 = beta_0 <= ... <= beta_K = 1``,
+    ``p_k(s) ~ p_0(s)**(1 - f_k) * exp(-f_k E(s) / T)``,  ``0 = f_0 <= ... <= f_K = 1``,
+
+    at *fractions* ``f_k`` of the way from ``p_0`` to ``p`` (not inverse
+    temperatures: every ``p_k`` is at the temperature ``T``),
 
     where ``p_0(s) ~ exp(a^T s)`` is a product (factorized) distribution with
     ``log Z_0 = sum_i log(exp(a_i high) + exp(a_i low))``. Each ``p_k`` is itself
-    a Boltzmann machine at temperature ``T``, with couplings ``beta_k W`` and
-    biases ``beta_k b + (1 - beta_k) T a``. Every run draws ``s`` from ``p_0``;
-    then for ``k = 1 .. K`` it adds ``(beta_k - beta_{k-1}) g(s)`` to its log
+    a Boltzmann machine at temperature ``T``, with couplings ``f_k W`` and
+    biases ``f_k b + (1 - f_k) T a``. Every run draws ``s`` from ``p_0``;
+    then for ``k = 1 .. K`` it adds ``(f_k - f_{k-1}) g(s)`` to its log
     weight, ``g(s) = -E(s)/T - a^T s`` (the log ratio of ``p``'s and ``p_0``'s
     unnormalized probabilities), and, for ``k < K``, moves ``s`` by one
     heat-bath sweep of :func:`~bmlib.sample` that leaves ``p_k`` invariant.
@@ -472,10 +484,10 @@ def log_z_ais(
     n_runs : int
         Independent annealing runs (importance weights), >= 1.
     n_steps : int, optional
-        Number ``K`` of steps of a linear schedule ``beta_k = k / K``, >= 1
-        (default 1000 if ``betas`` is not given). ``K = 1`` is plain importance
+        Number ``K`` of steps of a linear schedule ``f_k = k / K``, >= 1
+        (default 1000 if ``fractions`` is not given). ``K = 1`` is plain importance
         sampling from ``p_0``.
-    betas : array_like of shape (K + 1,), optional
+    fractions : array_like of shape (K + 1,), optional
         The schedule itself instead of ``n_steps``: finite, non-decreasing,
         starting at exactly 0 and ending at exactly 1.
     base : {"uniform", "mean_field"} or array_like of shape (n,)
@@ -491,7 +503,7 @@ def log_z_ais(
     Returns
     -------
     LogZEstimate
-        ``stderr`` by the delta method on the weights, ``sd(w) / (sqrt(n_runs) mean(w))``
+        ``error`` by the delta method on the weights, ``sd(w) / (sqrt(n_runs) mean(w))``
         (``nan`` for one run); ``cost`` = ``n_runs * (K - 1)`` sweeps.
         ``details``: ``ess = (sum w)^2 / sum w^2``, ``log_weights`` (shape
         (n_runs,), ``log w`` plus ``log Z_0``), ``n_steps = K``,
@@ -502,7 +514,7 @@ def log_z_ais(
     Raises
     ------
     ValueError
-        If both ``n_steps`` and ``betas`` are given, or the schedule breaks a rule.
+        If both ``n_steps`` and ``fractions`` are given, or the schedule breaks a rule.
 
     Notes
     -----
@@ -510,7 +522,7 @@ def log_z_ais(
     paths, so ``mean(w)`` is unbiased for ``Z / Z_0`` for *any* schedule; more
     steps (each ``p_k`` closer to the next) only make the weights more equal
     and the variance smaller. As for :func:`log_z_importance`, the logarithm
-    is biased low by about ``stderr**2 / 2``, and the error bar is estimated
+    is biased low by about ``error**2 / 2``, and the error bar is estimated
     from the weights themselves: a mode of ``p`` that no run reaches (a
     mean-field base in one ordered state of a ferromagnet, and too few steps
     to cross to the other) leaves both the estimate and its error bar wrong,
@@ -524,14 +536,14 @@ def log_z_ais(
     >>> import bmlib as bm
     >>> W = bm.sk_couplings(12, rng=1)
     >>> est = log_z_ais(W, T=1.0, n_runs=50, n_steps=300, rng=0)
-    >>> abs(est.log_z - bm.log_partition(W, T=1.0)) < 3 * est.stderr, est.cost
+    >>> abs(est.log_z - bm.log_partition(W, T=1.0)) < 3 * est.error, est.cost
     (True, 14950)
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "annealed importance sampling")
     n_runs = check_integer(n_runs, "n_runs", minimum=1)
-    betas = _schedule(n_steps, betas)
+    fractions = _schedule(n_steps, fractions)
     gen = as_generator(rng)
     n = W.shape[0]
     low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
@@ -541,7 +553,7 @@ def log_z_ais(
     log_z0 = float(np.logaddexp(a * high, a * low).sum())
     S = np.where(gen.random((n_runs, n)) < p_high, high, low).astype(np.int8)
     logw = np.zeros(n_runs)
-    steps = np.diff(betas)
+    steps = np.diff(fractions)
     energy_evaluations = 0
     for k, step in enumerate(steps.tolist(), start=1):
         if step > 0:
@@ -549,7 +561,7 @@ def log_z_ais(
             logw += step * ((0.5 * np.sum((X @ W) * X, axis=1) + X @ b) / T - X @ a)
             energy_evaluations += n_runs
         if k < steps.size:  # one sweep that leaves p_k invariant
-            beta = float(betas[k])
+            beta = float(fractions[k])
             S = sample(beta * W, beta * b + (1.0 - beta) * T * a, T, units, n_samples=1, burn_in=0, scan=scan,
                        initial=S, rng=gen).final_state
     top = float(logw.max())
@@ -558,7 +570,7 @@ def log_z_ais(
     stderr = float(w.std(ddof=1) / (np.sqrt(n_runs) * mean_w)) if n_runs > 1 else float("nan")
     return LogZEstimate(
         log_z=log_z0 + top + float(np.log(mean_w)),
-        stderr=stderr,
+        error=stderr,
         converged=True,
         cost=n_runs * (steps.size - 1),
         cost_unit="sweeps",
@@ -670,7 +682,7 @@ def _from_mean_field(res, method, lower_bound):
         details["plefka_ratio"] = res.plefka_ratio
     return LogZEstimate(
         log_z=res.log_z,
-        stderr=float("nan"),
+        error=float("nan"),
         converged=res.converged,
         cost=res.total_iterations,
         cost_unit="sweeps",
@@ -706,30 +718,30 @@ def _proposal(W, b, T, units, proposal, gen, name="proposal"):
     return p, 0
 
 
-#: Steps of the AIS schedule when neither n_steps nor betas is given.
+#: Steps of the AIS schedule when neither n_steps nor fractions is given.
 _DEFAULT_AIS_STEPS = 1000
 
 
-def _schedule(n_steps, betas):
-    """The AIS schedule beta_0 = 0 <= ... <= beta_K = 1 as a float array, from n_steps or betas."""
-    if n_steps is not None and betas is not None:
-        raise ValueError("give either n_steps (a linear schedule) or betas (the schedule itself), not both")
-    if betas is None:
+def _schedule(n_steps, fractions):
+    """The AIS schedule f_0 = 0 <= ... <= f_K = 1 as a float array, from n_steps or fractions."""
+    if n_steps is not None and fractions is not None:
+        raise ValueError("give either n_steps (a linear schedule) or fractions (the schedule itself), not both")
+    if fractions is None:
         K = check_integer(_DEFAULT_AIS_STEPS if n_steps is None else n_steps, "n_steps", minimum=1)
         return np.linspace(0.0, 1.0, K + 1)
     try:
-        arr = np.asarray(betas, dtype=float)
+        arr = np.asarray(fractions, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"betas must be a 1-D sequence of numbers from 0 to 1; got {betas!r:.60}") from None
+        raise TypeError(f"fractions must be a 1-D sequence of numbers from 0 to 1; got {fractions!r:.60}") from None
     if arr.ndim != 1 or arr.size < 2:
-        raise ValueError(f"betas must be a 1-D sequence of at least 2 numbers, from 0 to 1; got shape {arr.shape}")
-    _check_finite(arr, "betas")
+        raise ValueError(f"fractions must be a 1-D sequence of at least 2 numbers, from 0 to 1; got shape {arr.shape}")
+    _check_finite(arr, "fractions")
     if arr[0] != 0.0:
-        raise ValueError(f"betas must start at 0 (the base distribution); got betas[0] = {arr[0]:.6g}")
+        raise ValueError(f"fractions must start at 0 (the base distribution); got fractions[0] = {arr[0]:.6g}")
     if arr[-1] != 1.0:
-        raise ValueError(f"betas must end at 1 (the target distribution); got betas[-1] = {arr[-1]:.6g}")
+        raise ValueError(f"fractions must end at 1 (the target distribution); got fractions[-1] = {arr[-1]:.6g}")
     down = np.flatnonzero(np.diff(arr) < 0)
     if down.size:
         k = int(down[0]) + 1
-        raise ValueError(f"betas must be non-decreasing; betas[{k}] = {arr[k]:.6g} < betas[{k - 1}] = {arr[k - 1]:.6g}")
+        raise ValueError(f"fractions must be non-decreasing; fractions[{k}] = {arr[k]:.6g} < fractions[{k - 1}] = {arr[k - 1]:.6g}")
     return arr

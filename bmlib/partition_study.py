@@ -73,7 +73,7 @@ class LogZComparison:
         Work allowed to each sampling method, in passes over W.
     methods : tuple of str
         Keys of :data:`METHODS`, in table order.
-    log_z, stderr, work : dict of str to ndarray of shape (k, m)
+    log_z, error, work : dict of str to ndarray of shape (k, m)
         Per method: the estimate, its standard error (nan for the
         deterministic methods and the visited-states sum) and the work spent.
         Deterministic methods do not use the budget; their rows repeat.
@@ -89,7 +89,7 @@ class LogZComparison:
     budgets: tuple
     methods: tuple
     log_z: dict
-    stderr: dict
+    error: dict
     work: dict
     flags: dict
     n_units: int
@@ -209,7 +209,7 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     gen = as_generator(rng)
     shape = (len(budgets), temps.size)
     log_z = {key: np.empty(shape) for key in methods}
-    stderr = {key: np.full(shape, np.nan) for key in methods}
+    error = {key: np.full(shape, np.nan) for key in methods}
     work = {key: np.zeros(shape, dtype=np.int64) for key in methods}
     flags = {key: np.full(temps.size, "", dtype=object) for key in methods}
     exact = np.array([log_partition(W, b, T, units) for T in temps])
@@ -220,12 +220,12 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
                     log_z[key][k, t], work[key][k, t] = log_z[key][0, t], work[key][0, t]
                     continue
                 est = _run(key, W, b, T, units, budget, n_chains, int(gen.integers(2**31)))
-                log_z[key][k, t], stderr[key][k, t], work[key][k, t] = est.log_z, est.stderr, _work(est)
+                log_z[key][k, t], error[key][k, t], work[key][k, t] = est.log_z, est.error, _work(est)
                 if not est.converged:
                     flags[key][t] = " NC"
                 elif est.details.get("plefka_ratio", 0.0) >= 1.0:
                     flags[key][t] = " P!"
-    return LogZComparison(temps, exact, budgets, methods, log_z, stderr, work, flags, n, units)
+    return LogZComparison(temps, exact, budgets, methods, log_z, error, work, flags, n, units)
 
 
 def _run(key, W, b, T, units, budget, n_chains, seed):

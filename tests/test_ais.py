@@ -21,7 +21,7 @@ def errors(W, T, seeds, **kwargs):
     """(error, stderr) of AIS over the seeds, shape (len(seeds), 2)."""
     exact = bm.log_partition(W, None, T)
     runs = [bm.log_z_ais(W, None, T, rng=seed, **kwargs) for seed in seeds]
-    return np.array([(r.log_z - exact, r.stderr) for r in runs])
+    return np.array([(r.log_z - exact, r.error) for r in runs])
 
 
 # --- annealed importance sampling -------------------------------------------------------
@@ -64,9 +64,9 @@ def test_ais_with_one_step_is_importance_sampling_from_the_base():
     ais = bm.log_z_ais(W, None, 2.0, n_runs=4000, n_steps=1, rng=5)
     assert ais.cost == 0 and ais.details["energy_evaluations"] == 4000
     # One fixed seed: 4 stderr is exceeded with probability ~6e-5 for a normal estimate.
-    assert abs(ais.log_z - exact) <= 4 * ais.stderr
+    assert abs(ais.log_z - exact) <= 4 * ais.error
     uniform = bm.log_z_importance(W, None, 2.0, "spins", 4000, "uniform", rng=6)
-    assert abs(ais.log_z - uniform.log_z) <= 4 * math.hypot(ais.stderr, uniform.stderr)
+    assert abs(ais.log_z - uniform.log_z) <= 4 * math.hypot(ais.error, uniform.error)
 
 
 @pytest.mark.parametrize("units", ["spins", "bits"])
@@ -82,18 +82,18 @@ def test_ais_with_biases_units_and_bases(units, base):
     exact = bm.log_partition(W, b, 1.5, units)
     est = bm.log_z_ais(W, b, 1.5, units, n_runs=200, n_steps=200, base=base, rng=2)
     # One fixed seed per case (6 cases): 4 stderr, plus 0.01 for the Jensen bias of log-mean-exp.
-    assert abs(est.log_z - exact) <= 4 * est.stderr + 0.01
+    assert abs(est.log_z - exact) <= 4 * est.error + 0.01
     assert est.method == "ais" and est.cost == 200 * 199 and est.cost_unit == "sweeps"
     assert est.details["log_weights"].shape == (200,) and 0 < est.details["ess"] <= 200
 
 
-def test_ais_schedule_given_as_betas_equals_the_linear_one():
-    betas = np.linspace(0, 1, 51)
-    a = bm.log_z_ais(SK, None, 1.0, n_runs=20, betas=betas, rng=9)
+def test_ais_schedule_given_as_fractions_equals_the_linear_one():
+    fractions = np.linspace(0, 1, 51)
+    a = bm.log_z_ais(SK, None, 1.0, n_runs=20, fractions=fractions, rng=9)
     b = bm.log_z_ais(SK, None, 1.0, n_runs=20, n_steps=50, rng=9)
-    assert a.log_z == b.log_z and a.stderr == b.stderr
-    # Repeated betas (zero steps) add no weight and no energy evaluation, only a sweep.
-    c = bm.log_z_ais(SK, None, 1.0, n_runs=20, betas=[0, 0, 0.5, 1], rng=9)
+    assert a.log_z == b.log_z and a.error == b.error
+    # Repeated fractions (zero steps) add no weight and no energy evaluation, only a sweep.
+    c = bm.log_z_ais(SK, None, 1.0, n_runs=20, fractions=[0, 0, 0.5, 1], rng=9)
     assert c.details["energy_evaluations"] == 2 * 20 and c.cost == 2 * 20
 
 
@@ -104,14 +104,14 @@ def test_ais_from_a_mean_field_base_misses_the_other_ordered_state():
     exact = bm.log_partition(TORUS, None, 1 / 0.6)
     for seed in range(3):
         est = bm.log_z_ais(TORUS, None, 1 / 0.6, n_runs=100, n_steps=30, base="mean_field", rng=seed)
-        assert abs(est.log_z - exact + math.log(2)) <= 0.05 and est.stderr <= 0.05
+        assert abs(est.log_z - exact + math.log(2)) <= 0.05 and est.error <= 0.05
 
 
 def test_ais_is_reproducible_and_one_run_has_no_error_bar():
     a, b = (bm.log_z_ais(SK, None, 1.0, n_runs=10, n_steps=20, rng=3) for _ in range(2))
     assert a.log_z == b.log_z
     one = bm.log_z_ais(SK, None, 1.0, n_runs=1, n_steps=20, rng=3)
-    assert math.isnan(one.stderr) and one.details["ess"] == 1.0
+    assert math.isnan(one.error) and one.details["ess"] == 1.0
 
 
 W2 = np.array([[0.0, 1.0], [1.0, 0.0]])
@@ -124,15 +124,15 @@ W2 = np.array([[0.0, 1.0], [1.0, 0.0]])
         ({"n_runs": 2.0}, TypeError, "n_runs must be an integer"),
         ({"n_steps": 0}, ValueError, "n_steps must be >= 1; got 0"),
         ({"n_steps": -4}, ValueError, "n_steps must be >= 1; got -4"),
-        ({"n_steps": 10, "betas": [0, 1]}, ValueError, "either n_steps .* or betas .*, not both"),
-        ({"betas": [0.1, 0.5, 1]}, ValueError, r"betas must start at 0 .*; got betas\[0\] = 0.1"),
-        ({"betas": [0, 0.5, 0.9]}, ValueError, r"betas must end at 1 .*; got betas\[-1\] = 0.9"),
-        ({"betas": [0, 0.6, 0.4, 1]}, ValueError, r"betas must be non-decreasing; betas\[2\] = 0.4 < betas\[1\] = 0.6"),
-        ({"betas": [0, np.nan, 1]}, ValueError, r"betas must be finite; betas\[1\] = nan"),
-        ({"betas": [0, np.inf, 1]}, ValueError, r"betas must be finite"),
-        ({"betas": [1.0]}, ValueError, r"at least 2 numbers"),
-        ({"betas": [[0, 1], [0, 1]]}, ValueError, r"1-D sequence"),
-        ({"betas": ["zero", "one"]}, TypeError, r"betas must be a 1-D sequence of numbers"),
+        ({"n_steps": 10, "fractions": [0, 1]}, ValueError, "either n_steps .* or fractions .*, not both"),
+        ({"fractions": [0.1, 0.5, 1]}, ValueError, r"fractions must start at 0 .*; got fractions\[0\] = 0.1"),
+        ({"fractions": [0, 0.5, 0.9]}, ValueError, r"fractions must end at 1 .*; got fractions\[-1\] = 0.9"),
+        ({"fractions": [0, 0.6, 0.4, 1]}, ValueError, r"fractions must be non-decreasing; fractions\[2\] = 0.4 < fractions\[1\] = 0.6"),
+        ({"fractions": [0, np.nan, 1]}, ValueError, r"fractions must be finite; fractions\[1\] = nan"),
+        ({"fractions": [0, np.inf, 1]}, ValueError, r"fractions must be finite"),
+        ({"fractions": [1.0]}, ValueError, r"at least 2 numbers"),
+        ({"fractions": [[0, 1], [0, 1]]}, ValueError, r"1-D sequence"),
+        ({"fractions": ["zero", "one"]}, TypeError, r"fractions must be a 1-D sequence of numbers"),
         ({"base": "gibbs"}, ValueError, r"base must be one of \"mean_field\", \"uniform\""),
         ({"base": [0.0, 1.0]}, ValueError, r"base means must lie strictly inside .* base\[1\] = 1"),
         ({"base": [0.0, 1.5]}, ValueError, r"base must lie in \[-1, 1\]"),
@@ -173,7 +173,7 @@ def test_visited_states_never_exceed_log_z(units):
             for n_samples in (1, 50, 1000):
                 est = bm.log_z_visited_states(W, b, T, units, n_samples=n_samples, n_chains=2, rng=seed)
                 assert est.log_z <= exact + 1e-12
-                assert est.lower_bound and math.isnan(est.stderr)
+                assert est.lower_bound and math.isnan(est.error)
                 assert 1 <= est.details["n_distinct"] <= min(2 * n_samples, 2**12)
 
 

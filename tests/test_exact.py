@@ -172,16 +172,16 @@ def test_clamped_moments_match_conditioned_brute_force(units, rng):
         per_second.append(S.T @ (p[:, None] * S))
         # log Z(v) = log Z + log P(v)
         per_logz.append(ref["log_z"] + math.log(ref["p"][mask].sum()))
-        mean, second = bm.clamped_moments(W, b, clamped, v, T, units)
+        mean, second = bm.clamped_moments(W, b, T, units, clamped=clamped, values=v)
         np.testing.assert_allclose(mean, per_mean[-1], atol=1e-12)
         np.testing.assert_allclose(second, per_second[-1], atol=1e-12)
-    mean, second = bm.clamped_moments(W, b, clamped, patterns, T, units, average=False)
+    mean, second = bm.clamped_moments(W, b, T, units, clamped=clamped, values=patterns, average=False)
     np.testing.assert_allclose(mean, per_mean, atol=1e-12)
     np.testing.assert_allclose(second, per_second, atol=1e-12)
-    mean, second = bm.clamped_moments(W, b, clamped, patterns, T, units)
+    mean, second = bm.clamped_moments(W, b, T, units, clamped=clamped, values=patterns)
     np.testing.assert_allclose(mean, np.mean(per_mean, axis=0), atol=1e-12)
     np.testing.assert_allclose(second, np.mean(per_second, axis=0), atol=1e-12)
-    np.testing.assert_allclose(bm.clamped_log_partition(W, b, clamped, patterns, T, units), per_logz, atol=1e-10)
+    np.testing.assert_allclose(bm.clamped_log_partition(W, b, T, units, clamped=clamped, values=patterns), per_logz, atol=1e-10)
 
 
 def test_clamped_with_many_free_units_uses_blocked_path(rng, monkeypatch):
@@ -194,9 +194,9 @@ def test_clamped_with_many_free_units_uses_blocked_path(rng, monkeypatch):
     v = np.array([1, -1])
     mask = np.all(ref["states"][:, [0, 7]] == v, axis=1)
     p = ref["p"][mask] / ref["p"][mask].sum()
-    mean, _ = bm.clamped_moments(W, b, [0, 7], v, T)
+    mean, _ = bm.clamped_moments(W, b, T, clamped=[0, 7], values=v)
     np.testing.assert_allclose(mean, p @ ref["states"][mask], atol=1e-12)
-    assert bm.clamped_log_partition(W, b, [0, 7], v, T) == pytest.approx(
+    assert bm.clamped_log_partition(W, b, T, clamped=[0, 7], values=v) == pytest.approx(
         ref["log_z"] + math.log(ref["p"][mask].sum()), abs=1e-10
     )
 
@@ -204,10 +204,10 @@ def test_clamped_with_many_free_units_uses_blocked_path(rng, monkeypatch):
 def test_clamping_every_unit_gives_the_pattern(rng):
     W, b = random_model(4, rng)
     v = np.array([1, -1, -1, 1])
-    mean, second = bm.clamped_moments(W, b, [0, 1, 2, 3], v)
+    mean, second = bm.clamped_moments(W, b, clamped=[0, 1, 2, 3], values=v)
     np.testing.assert_array_equal(mean, v)
     np.testing.assert_array_equal(second, np.outer(v, v))
-    assert bm.clamped_log_partition(W, b, [0, 1, 2, 3], v) == pytest.approx(-bm.energy(v, W, b))
+    assert bm.clamped_log_partition(W, b, clamped=[0, 1, 2, 3], values=v) == pytest.approx(-bm.energy(v, W, b))
 
 
 # --- properties -----------------------------------------------------------

@@ -98,8 +98,8 @@ def test_exact_functions_are_scale_invariant_up_to_the_float_limit(exponent, uni
         m, s = bm.exact_moments(c * W_INT, c * b, c * T, units)
         np.testing.assert_allclose(m, m0, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(s, s0, rtol=1e-12, atol=1e-14)
-        clamped = bm.clamped_log_partition(c * W_INT, c * b, [0, 3], [1, 1 if units == "spins" else 0], c * T, units)
-    assert clamped == pytest.approx(bm.clamped_log_partition(W_INT, b, [0, 3], [1, 1 if units == "spins" else 0], T, units), rel=1e-13, abs=0)
+        clamped = bm.clamped_log_partition(c * W_INT, c * b, c * T, units, clamped=[0, 3], values=[1, 1 if units == "spins" else 0])
+    assert clamped == pytest.approx(bm.clamped_log_partition(W_INT, b, T, units, clamped=[0, 3], values=[1, 1 if units == "spins" else 0]), rel=1e-13, abs=0)
     if exponent == 0:
         mean, var = bm.exact_energy_moments(W_INT, b, T, units)
         assert mean == pytest.approx(ref_mean, rel=1e-13, abs=0)
@@ -132,7 +132,7 @@ def test_log_z_beyond_the_float_range_is_a_clear_error():
     with pytest.raises(ValueError, match=r"log_partition: log Z is beyond the float range.*energy_descent"):
         bm.log_partition(W, B_ZERO, 1e-10)
     with pytest.raises(ValueError, match=r"clamped_log_partition: log Z is beyond the float range"):
-        bm.clamped_log_partition(W, B_ZERO, [0], [1], 1e-10)
+        bm.clamped_log_partition(W, B_ZERO, 1e-10, clamped=[0], values=[1])
     p = bm.boltzmann_distribution(W, B_ZERO, 1e-10)  # still fine: it depends on W / T only
     ground, _ = ground_states(W_INT, B_ZERO)
     assert set(np.flatnonzero(p)) == set(ground) and np.allclose(p[ground], 1 / ground.size, rtol=1e-15)
@@ -170,8 +170,8 @@ def test_log_z_at_the_smallest_temperature_when_the_ground_energy_is_zero():
     W = np.array([[0.0, -1.0, 1.0], [-1.0, 0.0, -1.0], [1.0, -1.0, 0.0]])
     b = np.array([-2.0, -3.0, -2.0])  # every other state has E >= 2
     assert bm.log_partition(W, b, TINY, "bits") == 0.0
-    assert bm.clamped_log_partition(W, b, [1], [0], TINY, "bits") == 0.0
-    mean, second = bm.clamped_moments(W, b, [1], [0], TINY, "bits")
+    assert bm.clamped_log_partition(W, b, TINY, "bits", clamped=[1], values=[0]) == 0.0
+    mean, second = bm.clamped_moments(W, b, TINY, "bits", clamped=[1], values=[0])
     assert mean.tolist() == [0.0, 0.0, 0.0] and not second.any()
     assert bm.log_partition(np.zeros((3, 3)), None, TINY) == pytest.approx(3 * np.log(2), rel=1e-15, abs=0)
 
@@ -390,18 +390,18 @@ def test_exact_functions_of_an_empty_model():
     mean, second = bm.exact_moments(EMPTY)
     assert mean.shape == (0,) and second.shape == (0, 0)
     assert bm.exact_energy_moments(EMPTY) == (0.0, 0.0)
-    assert bm.clamped_log_partition(EMPTY, None, [], []) == 0.0
+    assert bm.clamped_log_partition(EMPTY, None, clamped=[], values=[]) == 0.0
     assert bm.log_z_visited_states(EMPTY, rng=0).details["n_distinct"] == 1
 
 
 def test_clamping_no_unit_is_the_free_model():
     """values of shape (0,) is one empty pattern; it used to be refused with a self-contradictory message."""
-    assert bm.clamped_log_partition(W_INT, B_ZERO, [], []) == pytest.approx(bm.log_partition(W_INT, B_ZERO), rel=1e-15, abs=0)
-    mean, second = bm.clamped_moments(W_INT, B_ZERO, [], [])
+    assert bm.clamped_log_partition(W_INT, B_ZERO, clamped=[], values=[]) == pytest.approx(bm.log_partition(W_INT, B_ZERO), rel=1e-15, abs=0)
+    mean, second = bm.clamped_moments(W_INT, B_ZERO, clamped=[], values=[])
     ref_mean, ref_second = bm.exact_moments(W_INT, B_ZERO)
     np.testing.assert_allclose(second, ref_second, rtol=1e-14, atol=1e-15)
     with pytest.raises(ValueError, match=r"values must have shape \(1,\) .* got shape \(0, 1\)"):
-        bm.clamped_log_partition(W_INT, B_ZERO, [0], np.zeros((0, 1)))
+        bm.clamped_log_partition(W_INT, B_ZERO, clamped=[0], values=np.zeros((0, 1)))
 
 
 # ----------------------------------------------------------------------------

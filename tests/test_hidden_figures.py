@@ -105,7 +105,7 @@ def test_encoder_codes_show_the_exact_conditionals_and_the_verdict():
     assert len(fig.axes) == 2
     table = fig.axes[0].images[0].get_array()
     assert table.shape == (4, 12) and table.mask[:, [4, 7]].all()  # two gaps between the blocks
-    mean, _ = bm.clamped_moments(good.W, good.b, np.arange(4), PATTERNS[:, :4], units="bits", average=False)
+    mean, _ = bm.clamped_moments(good.W, good.b, clamped=np.arange(4), values=PATTERNS[:, :4], units="bits", average=False)
     np.testing.assert_allclose(table[:, :4], PATTERNS[:, :4])
     np.testing.assert_allclose(table[:, 5:7], mean[:, 8:])
     np.testing.assert_allclose(table[:, 8:], mean[:, 4:8])

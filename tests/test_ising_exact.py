@@ -388,3 +388,10 @@ def test_exact_bad_inputs():
             func(2.0, J=0.0)
     with pytest.raises(ValueError, match="J must be > 0"):
         bm.critical_temperature(-1.0)
+
+
+def test_kaufman_square_torus_needs_one_side():
+    assert bm.kaufman_log_partition(6, T=2.0) == bm.kaufman_log_partition(6, 6, 2.0)
+    assert bm.kaufman_specific_heat_per_spin(4, T=2.5) == bm.kaufman_specific_heat_per_spin(4, 4, 2.5)
+    with pytest.raises(TypeError, match=r"write T=2.5"):
+        bm.kaufman_energy_per_spin(32, 2.5)

@@ -138,7 +138,7 @@ def test_clamped_mean_field_bounds_the_clamped_log_z(units, rng):
         np.testing.assert_array_equal(res.m[[2, 5]], values)  # clamped units keep their values
         assert res.converged
     naive = bm.naive_mean_field(W, b, 1.0, units, clamped=[2, 5], values=values, rng=0)
-    assert naive.log_z <= bm.clamped_log_partition(W, b, [2, 5], values, 1.0, units) + 1e-9  # a theorem
+    assert naive.log_z <= bm.clamped_log_partition(W, b, 1.0, units, clamped=[2, 5], values=values) + 1e-9  # a theorem
     mean, second = naive.moments(linear_response=True)
     assert second[2, 5] == values[0] * values[1] and second[5, 3] == pytest.approx(values[1] * mean[3], abs=1e-12)
 

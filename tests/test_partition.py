@@ -95,7 +95,7 @@ def test_estimate_objects_report_cost_and_kind():
     mf, tap, bethe = (f(W, None, 2.0, rng=0) for f in DETERMINISTIC)
     assert (mf.method, tap.method, bethe.method) == ("mean_field", "tap", "bethe")
     assert mf.lower_bound and not tap.lower_bound and not bethe.lower_bound
-    assert all(e.converged and e.cost > 0 and math.isnan(e.stderr) for e in (mf, tap, bethe))
+    assert all(e.converged and e.cost > 0 and math.isnan(e.error) for e in (mf, tap, bethe))
     assert (mf.cost_unit, bethe.cost_unit) == ("sweeps", "message updates")
     exact = bm.log_z_bethe(bm.chain_couplings(6, periodic=False), T=0.7, rng=0)  # a tree
     assert exact.log_z == pytest.approx(bm.log_partition(bm.chain_couplings(6, periodic=False), T=0.7), abs=1e-10)
@@ -141,7 +141,7 @@ def test_importance_sampling_error_bars_cover_the_truth():
     covered = 0
     for seed in range(50):
         est = bm.log_z_importance(W, None, 2.0, "spins", 2000, rng=seed)
-        covered += abs(est.log_z - exact) <= 2 * est.stderr
+        covered += abs(est.log_z - exact) <= 2 * est.error
         assert est.cost == 2000 and est.cost_unit == "energy evaluations" and 0 < est.details["ess"] <= 2000
     assert covered >= 40
 
@@ -157,7 +157,7 @@ def test_importance_sampling_error_shrinks_like_one_over_sqrt_n():
     stderr, rms = {}, {}
     for N in (500, 8000):
         runs = [bm.log_z_importance(W, None, 2.0, "spins", N, rng=seed) for seed in range(30)]
-        stderr[N] = np.mean([r.stderr for r in runs])
+        stderr[N] = np.mean([r.error for r in runs])
         rms[N] = np.sqrt(np.mean([(r.log_z - exact) ** 2 for r in runs]))
     assert 3.3 <= stderr[500] / stderr[8000] <= 4.8
     assert 2.5 <= rms[500] / rms[8000] <= 6.5
@@ -172,7 +172,7 @@ def test_importance_sampling_with_given_and_uniform_proposals(units):
     for proposal, expected_means in (("uniform", uniform), (means, means)):
         est = bm.log_z_importance(W, b, 2.0, units, 4000, proposal, rng=11)
         # One fixed seed: 4 stderr is exceeded with probability ~6e-5 for a normal estimate.
-        assert abs(est.log_z - exact) <= 4 * est.stderr
+        assert abs(est.log_z - exact) <= 4 * est.error
         np.testing.assert_allclose(est.details["proposal_means"], expected_means, atol=1e-15)
 
 
@@ -183,7 +183,7 @@ def test_importance_sampling_with_a_mean_field_proposal_misses_the_other_ordered
     W = bm.square_lattice_couplings(4)
     est = bm.log_z_importance(W, None, 1 / 0.6, "spins", 4000, rng=0)
     assert abs(est.log_z - bm.log_partition(W, None, 1 / 0.6) + math.log(2)) <= 0.05
-    assert est.stderr <= 0.05
+    assert est.error <= 0.05
 
 
 # --- exact RBM log Z -------------------------------------------------------------
@@ -311,3 +311,11 @@ def test_bad_rbm_arguments():
         bm.rbm_log_partition(np.ones((2, 1)), b_hidden=[np.nan])
     with pytest.raises(ValueError, match=r"rbm_log_partition .* n = 31 units exceeds the limit"):
         bm.rbm_log_partition(np.zeros((31, 32)))
+
+
+def test_an_estimate_prints_in_one_short_line():
+    est = bm.log_z_ais(bm.square_lattice_couplings(4), T=2.5, n_runs=50, n_steps=20, rng=0)
+    text = repr(est)
+    assert "\n" not in text and len(text) < 200 and "array" not in text
+    assert text.startswith("LogZEstimate(ais: log_z = ") and "+/-" in text
+    assert "+/-" not in repr(bm.log_z_mean_field(bm.square_lattice_couplings(4), T=2.5, rng=0))

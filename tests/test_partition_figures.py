@@ -41,7 +41,7 @@ def test_comparison_holds_every_method_at_every_temperature_and_budget(compariso
     np.testing.assert_array_equal(comparison.work["is_uniform"][:, 0], [300, 1000])
     np.testing.assert_array_equal(comparison.work["ais"][:, 0], [50 * 2 + 50 * 3, 50 * 9 + 50 * 10])
     assert comparison.exact_work == 256
-    assert np.isnan(comparison.stderr["tap"]).all() and np.isfinite(comparison.stderr["ais"]).all()
+    assert np.isnan(comparison.error["tap"]).all() and np.isfinite(comparison.error["ais"]).all()
 
 
 def test_comparison_is_reproducible_and_its_table_deterministic(comparison):

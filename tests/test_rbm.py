@@ -37,7 +37,7 @@ def test_exact_log_likelihood_matches_the_full_machine(n_visible, n_hidden, unit
     data = data_in(units, 7, n_visible, rng)
     log_z = bm.log_partition(W, b, T, units)
     assert rbm.log_partition() == pytest.approx(log_z, abs=1e-10)
-    log_p = bm.clamped_log_partition(W, b, list(range(n_visible)), data, T, units) - log_z
+    log_p = bm.clamped_log_partition(W, b, T, units, clamped=list(range(n_visible)), values=data) - log_z
     np.testing.assert_allclose(rbm.log_probability(data), log_p, atol=1e-10)
     assert rbm.log_likelihood(data) == pytest.approx(log_p.mean(), abs=1e-10)
     full = rbm.to_boltzmann_machine()

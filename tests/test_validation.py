@@ -102,17 +102,17 @@ def test_enumeration_limit_names_the_limit_and_the_alternatives():
 def test_bad_clamping():
     W3 = np.zeros((3, 3))
     with pytest.raises(ValueError, match=r"clamped indices must be in 0\.\.2; got 3"):
-        bm.clamped_moments(W3, None, [0, 3], [1, 1])
+        bm.clamped_moments(W3, None, clamped=[0, 3], values=[1, 1])
     with pytest.raises(ValueError, match=r"clamped indices must not repeat; got \[1, 1\]"):
-        bm.clamped_moments(W3, None, [1, 1], [1, 1])
+        bm.clamped_moments(W3, None, clamped=[1, 1], values=[1, 1])
     with pytest.raises(TypeError, match="clamped must be a 1-D sequence of unit indices"):
-        bm.clamped_moments(W3, None, [0.5], [1])
+        bm.clamped_moments(W3, None, clamped=[0.5], values=[1])
     with pytest.raises(ValueError, match=r"values must have shape \(2,\) for one pattern or \(P, 2\)"):
-        bm.clamped_moments(W3, None, [0, 1], [1, 1, 1])
+        bm.clamped_moments(W3, None, clamped=[0, 1], values=[1, 1, 1])
     with pytest.raises(ValueError, match=r"values must hold bits \(0/1\) because units='bits'"):
-        bm.clamped_moments(W3, None, [0, 1], [1, -1], units="bits")
+        bm.clamped_moments(W3, None, clamped=[0, 1], values=[1, -1], units="bits")
     with pytest.raises(ValueError, match=r"values must have shape"):
-        bm.clamped_log_partition(W3, None, [0], np.zeros((0, 1)))
+        bm.clamped_log_partition(W3, None, clamped=[0], values=np.zeros((0, 1)))
 
 
 def test_bad_descent_arguments():

@@ -89,7 +89,7 @@ def _exact(machine, patterns, groups):
         values = np.zeros((g, len(options), 2 * g))
         values[:, :, this] = patterns[:, None, this]
         values[:, :, other] = options
-        log_z = clamped_log_partition(W, b, np.arange(2 * g), values.reshape(-1, 2 * g), T, units)
+        log_z = clamped_log_partition(W, b, T, units, clamped=np.arange(2 * g), values=values.reshape(-1, 2 * g))
         completions.append(options[first_best_along_rows(log_z.reshape(g, len(options)))])
     return codes, np.array(completions)
 

@@ -242,7 +242,8 @@ class BoltzmannMachine:
         array([-0.8201, -2.8201])
         """
         V = self._check_data(v, "v")
-        log_p = clamped_log_partition(self.W, self.b, self.visible, V, self.T, self.units) - self.log_partition()
+        log_z_clamped = clamped_log_partition(self.W, self.b, self.T, self.units, clamped=self.visible, values=V)
+        log_p = log_z_clamped - self.log_partition()
         return float(log_p[0]) if np.ndim(v) == 1 else log_p
 
     def log_likelihood(self, data):
@@ -294,7 +295,7 @@ class BoltzmannMachine:
         return float(-np.logaddexp(0.0, -dE / self.T).sum(axis=1).mean())
 
     def _exact_statistics(self, batch):
-        clamped = clamped_moments(self.W, self.b, self.visible, batch, self.T, self.units)
+        clamped = clamped_moments(self.W, self.b, self.T, self.units, clamped=self.visible, values=batch)
         free = exact_moments(self.W, self.b, self.T, self.units)
         return clamped, free
 

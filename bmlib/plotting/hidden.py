@@ -177,8 +177,8 @@ def _encoder_table(machine):
     """Rows = patterns; p(on) of V1 (clamped), the hidden units and V2, with V1 clamped to each pattern."""
     g = machine.n_visible // 2
     patterns = encoder_patterns(g, machine.units).astype(float)
-    mean, _ = clamped_moments(machine.W, machine.b, np.arange(g), patterns[:, :g], machine.T, machine.units,
-                              average=False)
+    mean, _ = clamped_moments(machine.W, machine.b, machine.T, machine.units, clamped=np.arange(g),
+                              values=patterns[:, :g], average=False)
     p_on = mean if machine.units == "bits" else 0.5 * (1.0 + mean)
     return p_on[:, :g], p_on[:, 2 * g:], p_on[:, g: 2 * g]
 

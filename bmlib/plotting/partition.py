@@ -60,12 +60,12 @@ def _draw_log_z(ax, comp, k, current=None):
 
 
 def _draw_errors(ax, comp, k, methods, mark_T=None, mark_label=None):
-    """estimate - exact against T on a symmetric-log axis; +-2 stderr bars for IS and AIS."""
+    """estimate - exact against T on a symmetric-log axis; +-2 standard-error bars for IS and AIS."""
     T = comp.temperatures
     ax.axhline(0, color=UNIT_ON, lw=2, label="exact", zorder=1)
     for key in methods:
         err = comp.log_z[key][k] - comp.exact
-        sd = comp.stderr[key][k]
+        sd = comp.error[key][k]
         kw = _marker_kwargs(key)
         shown = np.clip(err, *ERROR_RANGE)
         if np.isfinite(sd).any():

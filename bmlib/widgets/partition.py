@@ -118,7 +118,7 @@ class PartitionWidget(FigureWidget):
         ax.axvline(0, color=UNIT_ON, lw=2)
         rows = np.arange(len(comp.methods))[::-1]
         err = np.array([comp.log_z[key][k, t] - comp.exact[t] for key in comp.methods])
-        sd = np.array([comp.stderr[key][k, t] for key in comp.methods])
+        sd = np.array([comp.error[key][k, t] for key in comp.methods])
         shown = np.clip(err, low, high)
         bar = np.isfinite(sd)
         ax.hlines(rows[bar], (shown - 2 * sd)[bar], (shown + 2 * sd)[bar], colors=NEUTRAL, lw=1.5)
