@@ -389,3 +389,38 @@ def test_encoder_mask_structure():
             visible_hidden = (i in h) != (j in h)
             assert m[i, j] == (i != j and (same_group or visible_hidden))
     assert bm.encoder_mask(4, 3)[8, 9]  # hidden units connected by default
+
+
+def test_callback_sees_every_epoch_and_can_stop_training():
+    data = bm.parity_patterns(3)
+    seen = []
+
+    def stop_at_three(epoch, model, value):
+        seen.append((epoch, round(value, 12)))
+        return epoch == 3
+
+    machine = bm.BoltzmannMachine(3, 1, rng=0)
+    history = bm.train(machine, data, epochs=10, callback=stop_at_three)
+    assert [e for e, _ in seen] == [1, 2, 3] and history.stopped_early
+    assert history.epochs.tolist() == [0, 1, 2, 3]
+    assert [v for _, v in seen] == [round(v, 12) for v in history.values[1:]]
+    assert history.values[-1] == pytest.approx(machine.log_likelihood(data))
+
+
+def test_resuming_keeps_momentum_so_two_halves_equal_one_run():
+    data = bm.parity_patterns(3)
+    one, two = bm.BoltzmannMachine(3, 1, rng=0), bm.BoltzmannMachine(3, 1, rng=0)
+    whole = bm.train(one, data, epochs=20, learning_rate=0.3, momentum=0.7)
+    half = bm.train(two, data, epochs=10, learning_rate=0.3, momentum=0.7)
+    rest = bm.train(two, data, epochs=10, learning_rate=0.3, momentum=0.7, resume=half)
+    np.testing.assert_allclose(two.W, one.W, rtol=1e-12, atol=1e-15)
+    assert rest.epochs.tolist() == list(range(10, 21)) and rest.values[-1] == pytest.approx(whole.values[-1])
+    # Without resume the second half restarts at rest: a different path.
+    three = bm.BoltzmannMachine(3, 1, rng=0)
+    bm.train(three, data, epochs=10, learning_rate=0.3, momentum=0.7)
+    bm.train(three, data, epochs=10, learning_rate=0.3, momentum=0.7)
+    assert not np.allclose(three.W, one.W)
+    with pytest.raises(ValueError, match="resume is a history of another model"):
+        bm.train(bm.BoltzmannMachine(5, rng=0), bm.parity_patterns(5), epochs=1, resume=half)
+    with pytest.raises(TypeError, match="callback must be a function"):
+        bm.train(two, data, epochs=1, callback="stop")

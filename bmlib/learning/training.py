@@ -14,7 +14,7 @@ Sejnowski (1985), who moved every weight by 2 in the direction of
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,14 +48,21 @@ class TrainingHistory:
         What ``values`` holds: ``"log_likelihood"`` (exact),
         ``"pseudo_log_likelihood"``, the name of a callable, or None.
     statistics : callable
-        The provider that gave the statistics; pass it to :func:`train` again
-        to continue with the same persistent chains.
+        The provider that gave the statistics.
+    velocity : dict of str to ndarray
+        The last step of every parameter (what momentum carries into the
+        next one). Pass the history as ``resume=`` to :func:`train` to go on
+        with the same momentum, provider (persistent chains) and epoch count.
+    stopped_early : bool
+        True if the ``callback`` ended training before ``epochs``.
     """
 
     epochs: np.ndarray
     values: np.ndarray
     monitor: str | None
     statistics: object
+    velocity: dict = field(default_factory=dict, repr=False)
+    stopped_early: bool = False
 
     def __repr__(self):
         last = f", last value {self.values[-1]:.4f}" if len(self.values) else ""
@@ -123,7 +130,7 @@ def _batches(P, batch_size, rng):
 
 @thin_blas
 def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_decay=0.0, batch_size=None,
-          statistics="exact", update="gradient", monitor="auto", progress=None, rng=None):
+          statistics=None, update="gradient", monitor="auto", callback=None, resume=None, progress=None, rng=None):
     """Fit a model to data by gradient ascent on the log-likelihood; the model is updated in place.
 
     Parameters
@@ -143,9 +150,10 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     batch_size : int, optional
         Patterns per update; all of them (one exact step per epoch) if omitted.
         Mini-batches are reshuffled every epoch.
-    statistics : str or callable
+    statistics : str or callable, optional
         Where the clamped and free statistics come from: ``"exact"``
-        (enumeration), ``"sampled"`` (sequential dynamics in both phases,
+        (enumeration, the default; or, with ``resume``, the provider of the
+        run resumed), ``"sampled"`` (sequential dynamics in both phases,
         BoltzmannMachine only; see :class:`~bmlib.SampledStatistics`),
         ``"cd"`` or ``"pcd"`` (RBM only; CD-1 / persistent CD-1),
         ``"annealed"`` (the two-phase procedure of Ackley, Hinton &
@@ -169,6 +177,15 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
         ``2**n_s * n_l <= 2**25``), else the pseudo-log-likelihood (RBM, or a
         machine without hidden units), else nothing. Or ``"log_likelihood"``,
         ``"pseudo_log_likelihood"``, a callable ``(model, data) -> float``, or None.
+    callback : callable, optional
+        Called after every epoch as ``callback(epoch, model, value)`` with the
+        epoch number (counting on from a resumed run), the model, and the
+        monitored value (None if nothing is monitored). Returning True stops
+        training there (early stopping); it may also record or plot.
+    resume : TrainingHistory, optional
+        A previous run on the same model: training goes on with its momentum
+        (the last steps), its statistics provider unless ``statistics`` is
+        given, and its epoch count. Without it every call starts at rest.
     progress : bool or None
         A tqdm progress bar (in a notebook, a widget). None (the default):
         only if training is still running after 2 seconds,
@@ -205,12 +222,20 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     batch_size = None if batch_size is None else check_integer(batch_size, "batch_size", minimum=1)
     progress = check_bool(progress, "progress", allow_none=True)
     update = check_choice(update, "update", ("gradient", "sign"))
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be a function (epoch, model, value) -> bool or None; got {callback!r:.60}")
+    if resume is not None and not isinstance(resume, TrainingHistory):
+        raise TypeError(f"resume must be the TrainingHistory of an earlier train call; got {type(resume).__name__}")
+    if statistics is None:
+        statistics = resume.statistics if resume is not None else "exact"
     provider = resolve_statistics(statistics)
     name, measure = _resolve_monitor(monitor, model)
     gen = as_generator(rng)
 
-    velocity = {p: np.zeros_like(getattr(model, p)) for p in model.parameter_names}
+    velocity = _starting_velocity(model, resume)
+    first = int(resume.epochs[-1]) if resume is not None and len(resume.epochs) else 0
     values = [measure(model, data)] if measure else []
+    done, stopped = 0, False
     with progress_bar(progress, total=epochs, desc="training", unit="epoch") as bar:
         for _ in range(epochs):
             for rows in _batches(len(data), batch_size, gen):
@@ -223,8 +248,26 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
                         grad = np.sign(grad)
                     velocity[p] = momentum * velocity[p] + learning_rate * grad
                     setattr(model, p, theta + velocity[p])
+            done += 1
             if measure:
                 values.append(measure(model, data))
                 bar.set_postfix({name: f"{values[-1]:.4f}"}, refresh=False)
             bar.update()
-    return TrainingHistory(np.arange(epochs + 1), np.asarray(values, dtype=float), name, provider)
+            if callback is not None and callback(first + done, model, values[-1] if measure else None) is True:
+                stopped = True
+                break
+    return TrainingHistory(first + np.arange(done + 1), np.asarray(values, dtype=float), name, provider,
+                           velocity, stopped)
+
+
+def _starting_velocity(model, resume):
+    """Zeros, or the last steps of a resumed run (checked to fit the model)."""
+    velocity = {p: np.zeros_like(getattr(model, p)) for p in model.parameter_names}
+    if resume is None:
+        return velocity
+    for p in model.parameter_names:
+        if p not in resume.velocity or np.shape(resume.velocity[p]) != velocity[p].shape:
+            raise ValueError(f"resume is a history of another model: its velocity has no {p} of shape "
+                             f"{velocity[p].shape}")
+        velocity[p] = np.array(resume.velocity[p], dtype=float)
+    return velocity
