@@ -50,11 +50,3 @@ def _call(func, args, k):
 def _show_input(k, units, s, W, b):
     W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
     print(f"Input {k} ({units}, n = {len(s)}):\n  s = {s.astype(int).tolist()}\n  W = {W_text}\n  b = {_clean(b)}")
-
-
-# What a fitted factor means, for the energy and for the local field: got =
-# alpha * (pair part) + beta * (bias part), where both factors should be 1.
-
-def _sigmoid(x):
-    """1 / (1 + exp(-x)), written with tanh so that no x overflows."""
-    return 0.5 * (1.0 + np.tanh(0.5 * x))

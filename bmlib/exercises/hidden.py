@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _SEED, _call, _clean, _sigmoid
+from .._numerics import sigmoid as _sigmoid
+from ._common import _SEED, _call, _clean
 
 # --- the hidden units' conditional probability in an RBM (chapter "Hidden units") ---------------------
 

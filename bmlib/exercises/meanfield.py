@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _SEED, _call, _clean, _sigmoid
+from .._numerics import sigmoid as _sigmoid
+from ._common import _SEED, _call, _clean
 
 # --- one sweep of the mean-field equations (chapter "The deterministic Boltzmann machine") --------
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..energy import local_fields
-from ._common import _SEED, _models, _show_input, _sigmoid
+from .._numerics import sigmoid as _sigmoid
+from ._common import _SEED, _models, _show_input
 
 # --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------
 

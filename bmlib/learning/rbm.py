@@ -34,7 +34,9 @@ from .._checks import (
     check_temperature,
     check_units,
 )
+from .._numerics import sigmoid
 from .._random import as_generator
+from ..partition import rbm_log_partition
 from ..states import _states_of_index
 from .machine import BoltzmannMachine
 
@@ -43,12 +45,6 @@ from .machine import BoltzmannMachine
 _BLOCK_ENTRIES = 2**21
 #: Largest number of missing units :meth:`RBM.complete` enumerates the fillings of.
 _MAX_MISSING = 20
-
-
-def _sigmoid(z):
-    # The tanh form cannot overflow for any z and is one cheap ufunc (exp(-logaddexp(0, -z))
-    # is also stable but three times slower); its absolute error is ~1e-16.
-    return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
 def _log_unit_sum(field, T, units):
@@ -60,7 +56,7 @@ def _log_unit_sum(field, T, units):
 def _unit_mean(field, T, units):
     """E[s] of one unit in a field: sigmoid(field/T) for bits, tanh(field/T) for spins."""
     z = field / T
-    return _sigmoid(z) if units == "bits" else np.tanh(z)
+    return sigmoid(z) if units == "bits" else np.tanh(z)
 
 
 def _layer_blocks(n, units, size):
@@ -358,8 +354,8 @@ class RBM:
         F = self._free_energy(self._check_data(v, "v"))
         return float(F[0]) if np.ndim(v) == 1 else F
 
-    def _enumeration(self, moments):
-        """Sum over the smaller layer in blocks; return log Z and, if asked, exact free moments.
+    def _free_moments(self):
+        """Exact free-phase moments by summing over the smaller layer in blocks: (log Z, <v>, <h>, <v h^T>).
 
         The enumerated layer ``a`` (states ``S``) and the other layer ``o``
         enter as ``log w(S) = S . b_a / T + sum_o log sum_{s_o} exp(s_o f_o / T)``
@@ -380,14 +376,10 @@ class RBM:
                 sums = None if sums is None else [x * np.exp(shift - top) for x in sums]
                 shift = top
             w = np.exp(logw - shift)
-            part = [w.sum()]
-            if moments:
-                m_o = _unit_mean(field, self.T, self.units)
-                part += [w @ S, w @ m_o, S.T @ (w[:, None] * m_o)]
+            m_o = _unit_mean(field, self.T, self.units)
+            part = [w.sum(), w @ S, w @ m_o, S.T @ (w[:, None] * m_o)]
             sums = part if sums is None else [x + y for x, y in zip(sums, part)]
         log_z = shift + float(np.log(sums[0]))
-        if not moments:
-            return log_z
         mean_a, mean_o, cross = (x / sums[0] for x in sums[1:])
         if by_hidden:
             return log_z, mean_o, mean_a, cross.T
@@ -459,7 +451,8 @@ class RBM:
         >>> round(rbm.log_partition(), 4)
         2.7392
         """
-        return self._enumeration(moments=False)
+        # One owner of the exact RBM log Z (it also handles T -> 0 and huge fields).
+        return rbm_log_partition(self.W, self.b_visible, self.b_hidden, self.T, self.units)
 
     def log_probability(self, v):
         """Exact ``log p(v) = -F(v)/T - log Z`` of visible patterns; float or shape (P,)."""
@@ -535,7 +528,7 @@ class RBM:
         return np.concatenate([V.mean(axis=0), H.mean(axis=0)]), V.T @ H / len(V)
 
     def _exact_statistics(self, batch):
-        _, mean_v, mean_h, vh = self._enumeration(moments=True)
+        _, mean_v, mean_h, vh = self._free_moments()
         return self._statistics_given_visible(batch), (np.concatenate([mean_v, mean_h]), vh)
 
     def _statistics_shapes(self):

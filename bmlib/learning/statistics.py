@@ -34,6 +34,7 @@ import numpy as np
 from .._checks import check_bool, check_integer
 from .._random import as_generator
 from ..sampling import sample
+from ._full import state_moments
 from .annealed import AnnealedStatistics
 from .deterministic import MeanFieldStatistics
 from .machine import BoltzmannMachine
@@ -173,12 +174,6 @@ class PersistentContrastiveDivergence:
         return model._statistics_given_visible(batch), model._statistics_given_visible(self.chains)
 
 
-def _moments_of(states):
-    """Mean (n,) and second moments (n, n) of states of shape (..., n), averaged over all leading axes."""
-    S = states.reshape(-1, states.shape[-1]).astype(float)
-    return S.mean(axis=0), S.T @ S / len(S)
-
-
 class SampledStatistics:
     """Both phases estimated by sequential dynamics (:func:`~bmlib.sample`), for a BoltzmannMachine.
 
@@ -261,17 +256,17 @@ class SampledStatistics:
         batch = model._check_data(batch, "batch")
         gen = as_generator(rng)
         if model.n_hidden == 0:
-            clamped = _moments_of(batch)  # every unit is clamped: the data averages, exactly
+            clamped = state_moments(batch)  # every unit is clamped: the data averages, exactly
         else:  # one chain per pattern, its visible units held at the pattern
             run = self._run(model, gen, n_chains=len(batch), clamped=model.visible, values=batch)
-            clamped = _moments_of(run.samples)
+            clamped = state_moments(run.samples)
         keep_going = self.persistent and self.chains is not None and self.chains.shape[1] == model.n_units
         run = self._run(model, gen, n_chains=self.n_chains, initial=self.chains if keep_going else None)
         self.chains = run.final_state
         S = run.samples.astype(float)  # (n_samples, n_chains, n)
         per_chain = (S.mean(axis=0), np.einsum("tci,tcj->cij", S, S) / len(S))
         self.standard_errors = tuple(m.std(axis=0, ddof=1) / np.sqrt(self.n_chains) for m in per_chain)
-        return clamped, _moments_of(run.samples)
+        return clamped, state_moments(run.samples)
 
 
 def resolve_statistics(statistics):
