@@ -31,7 +31,7 @@ import numpy as np
 
 from ._threads import thin_blas
 from ._checks import check_clamp, check_exact_size, check_model, check_temperature, check_units
-from .states import MAX_TABLE_UNITS, all_states
+from .states import MAX_TABLE_UNITS, _states_of_index, all_states
 
 _TRAILING_UNITS = 14
 _CHUNK_STATES = 2**21  # 16 MiB of float64 per chunk
@@ -97,9 +97,7 @@ def _chunks(W, b, units):
     right[L + 1] = 1.0
     low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
     for start in range(0, 2**n_lead, per_chunk):
-        codes = lead_all[start : start + per_chunk, None]
-        digits = (codes >> np.arange(n_lead - 1, -1, -1)) & 1
-        lead = np.where(digits == 1, high, low)
+        lead = _states_of_index(lead_all[start : start + per_chunk], n_lead, low, high, dtype=float)
         left = np.empty((lead.shape[0], L + 2))
         left[:, :L] = lead @ W[:n_lead, n_lead:]
         left[:, L] = 1.0

@@ -50,6 +50,7 @@ from ._random import as_generator
 from .bethe import belief_propagation
 from .meanfield import naive_mean_field, tap_mean_field
 from .sampling import sample
+from .states import _states_of_index
 
 #: Mean-field marginals used as an importance-sampling proposal are kept in
 #: [floor, 1 - floor]: a proposal must give every state positive probability
@@ -649,8 +650,7 @@ def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
     width = 1.0 if units == "bits" else 2.0
     shift, log_total = -np.inf, -np.inf
     for start in range(0, 2**k, block):
-        codes = np.arange(start, min(start + block, 2**k), dtype=np.int64)[:, None]
-        H = np.where((codes >> np.arange(k - 1, -1, -1)) & 1, 1.0, low)
+        H = _states_of_index(np.arange(start, min(start + block, 2**k)), k, low, 1.0, dtype=float)
         a = H @ W.T + b_v  # field on every unit of the summed layer, shape (rows, n_large)
         with np.errstate(over="ignore"):  # |a| / T = inf is the right limit: its term is 0
             entropy = np.log1p(np.exp(-width * np.abs(a) / T)).sum(axis=1)

@@ -46,7 +46,7 @@ from .._checks import (
 from .._random import as_generator
 from ..energy import flip_energy_changes
 from ..exact import boltzmann_distribution
-from ..states import MAX_TABLE_UNITS, all_states
+from ..states import MAX_TABLE_UNITS, all_states, state_index
 from .chains import sample
 from .rules import RULES
 from .schedules import greedy_colouring
@@ -192,7 +192,7 @@ def state_frequencies(states, units=None):
                          f"{MAX_TABLE_UNITS} units; got n = {n}")
     units = check_units(units) if units is not None else infer_units(arr, "states")
     arr = check_states(arr, n, units, name="states").reshape(-1, n)
-    codes = (arr == 1).astype(np.int64) @ (1 << np.arange(n - 1, -1, -1, dtype=np.int64))
+    codes = state_index(arr, units)
     return np.bincount(codes, minlength=2**n) / codes.size
 
 
