@@ -47,7 +47,7 @@ import numpy as np
 from ._checks import (
     ConvergenceWarning,
     check_damping,
-    check_integer,
+    check_count,
     check_model,
     check_real,
     check_temperature,
@@ -191,10 +191,10 @@ def belief_propagation(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    n_starts = check_integer(n_starts, "n_starts", minimum=1)
+    n_starts = check_count(n_starts, "n_starts", minimum=1)
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)
-    max_iter = check_integer(max_iter, "max_iter", minimum=1)
+    max_iter = check_count(max_iter, "max_iter", minimum=1)
     n = W.shape[0]
     if units == "bits":
         W, b, offset = to_spins_parameters(W, b)  # exact: E_bits(x) = E_spins(s) + offset

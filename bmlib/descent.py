@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_integer, check_model, check_states, infer_units
+from ._checks import check_count, check_model, check_states, infer_units
 from ._random import as_generator
 from .energy import energy
 
@@ -84,7 +84,7 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
     units = units or infer_units(s)
     if order not in ("sequential", "random"):
         raise ValueError(f'order must be "sequential" or "random"; got {order!r}')
-    max_sweeps = check_integer(max_sweeps, "max_sweeps", minimum=1)
+    max_sweeps = check_count(max_sweeps, "max_sweeps", minimum=1)
     gen = as_generator(rng) if order == "random" else None
     low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_clamp, check_exact_size, check_model, check_temperature, check_units
+from ._checks import check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
 from .states import MAX_TABLE_UNITS, all_states
 
 _TRAILING_UNITS = 14
@@ -365,6 +365,7 @@ def clamped_moments(W, b, clamped, values, T=1.0, units="spins", average=True):
     >>> print(mean.round(4))  # <s_1> = tanh(1) given s_0 = +1
     [1.     0.7616]
     """
+    average = check_bool(average, "average")
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     n = W.shape[0]

@@ -27,7 +27,7 @@ import numbers
 
 import numpy as np
 
-from ._checks import _show, check_bool, check_integer, check_real
+from ._checks import _show, check_bool, check_count, check_memory, check_real
 
 _LN2 = float(np.log(2.0))
 
@@ -147,14 +147,14 @@ def chain_log_partition(n, T=1.0, J=1.0, h=0.0, periodic=True):
     """
     periodic = check_bool(periodic, "periodic")
     if periodic:
-        n = check_integer(n, "n")
+        n = check_count(n, "n", minimum=None)
         if n < 3:
             raise ValueError(
                 f"n must be >= 3 for a periodic chain (as in chain_couplings); got {n}. "
                 "Use periodic=False for a short open chain"
             )
     else:
-        n = check_integer(n, "n", minimum=1)
+        n = check_count(n, "n", minimum=1)
     J = check_real(J, "J")
     h = check_real(h, "h")
     T, shape = _temperatures(T)
@@ -340,10 +340,12 @@ def _kaufman(m, n, K):
 
 
 def _check_torus(rows, cols, T, J):
-    rows = check_integer(rows, "rows", minimum=2)
-    cols = check_integer(cols, "cols", minimum=2)
+    rows = check_count(rows, "rows", minimum=2)
+    cols = check_count(cols, "cols", minimum=2)
     J = _positive_coupling(J)
     T, shape = _temperatures(T)
+    # Kaufman's products run over 2 * cols wave numbers for every temperature (a few arrays of them).
+    check_memory(8 * 8 * 2 * (rows + cols) * T.size, f"Kaufman's sums for a {rows} x {cols} torus (rows, cols)")
     return rows, cols, T, J, shape
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_bool, check_integer, check_real
+from ._checks import check_bool, check_count, check_memory, check_real
 from ._random import as_generator
 
 
@@ -57,15 +57,17 @@ def chain_couplings(n, J=1.0, periodic=True):
     """
     periodic = check_bool(periodic, "periodic")
     if periodic:
-        n = check_integer(n, "n")
+        n = check_count(n, "n", minimum=None)
         if n < 3:
             raise ValueError(
                 f"n must be >= 3 for a periodic chain (a ring of {n} would join a spin to itself or "
                 f"count the same bond twice); got {n}. Use periodic=False for a short open chain"
             )
     else:
-        n = check_integer(n, "n", minimum=1)
+        n = check_count(n, "n", minimum=1)
+    check_memory(3 * 8 * n * n, f"a weight matrix of {n} x {n} units (n = {n}) and its random draws")
     J = check_real(J, "J")
+    check_memory(8 * n * n, f"a weight matrix of {n} x {n} units (n = {n})")
     W = np.zeros((n, n))
     i = np.arange(n - 1)
     W[i, i + 1] = J
@@ -117,8 +119,9 @@ def square_lattice_couplings(rows, cols=None, J=1.0, periodic=True):
     """
     periodic = check_bool(periodic, "periodic")
     low = 2 if periodic else 1
-    rows = check_integer(rows, "rows", minimum=1)
-    cols = rows if cols is None else check_integer(cols, "cols", minimum=1)
+    rows = check_count(rows, "rows", minimum=1)
+    cols = rows if cols is None else check_count(cols, "cols", minimum=1)
+    check_memory(8 * (rows * cols) ** 2, f"a weight matrix of {rows * cols} x {rows * cols} units (rows x cols)")
     for name, size in (("rows", rows), ("cols", cols)):
         if size < low:
             raise ValueError(
@@ -170,7 +173,7 @@ def sk_couplings(n, J=1.0, rng=None):
     >>> round(float(W_big[np.triu_indices(400, 1)].std() * np.sqrt(400)), 1)
     2.0
     """
-    n = check_integer(n, "n", minimum=1)
+    n = check_count(n, "n", minimum=1)
     J = check_real(J, "J", nonnegative=True)
     gen = as_generator(rng)
     i, j = np.triu_indices(n, 1)

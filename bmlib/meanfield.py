@@ -67,7 +67,7 @@ from ._checks import (
     check_choice,
     check_clamp,
     check_damping,
-    check_integer,
+    check_count,
     check_means,
     check_model,
     check_real,
@@ -335,8 +335,8 @@ def _mean_field(method, W, b, T, units, clamped, values, init, n_starts, schedul
     schedule = check_choice(schedule, "schedule", _SCHEDULES)
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)
-    max_iter = check_integer(max_iter, "max_iter", minimum=1)
-    n_starts = check_integer(n_starts, "n_starts", minimum=1)
+    max_iter = check_count(max_iter, "max_iter", minimum=1)
+    n_starts = check_count(n_starts, "n_starts", minimum=1)
     n = W.shape[0]
     if clamped is None:
         if values is not None:

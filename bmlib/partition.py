@@ -36,7 +36,8 @@ from ._checks import (
     _check_finite,
     check_choice,
     check_exact_size,
-    check_integer,
+    check_count,
+    check_memory,
     check_means,
     check_model,
     check_rbm_parameters,
@@ -290,7 +291,7 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    n_samples = check_integer(n_samples, "n_samples", minimum=2)
+    n_samples = check_count(n_samples, "n_samples", minimum=2)
     gen = as_generator(rng)
     n = W.shape[0]
     p_high, proposal_cost = _proposal(W, b, T, units, proposal, gen)
@@ -391,10 +392,10 @@ def log_z_visited_states(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    n_samples = check_integer(n_samples, "n_samples", minimum=1)
-    n_chains = check_integer(n_chains, "n_chains", minimum=1)
-    burn_in = check_integer(burn_in, "burn_in", minimum=0)
-    thin = check_integer(thin, "thin", minimum=1)
+    n_samples = check_count(n_samples, "n_samples", minimum=1)
+    n_chains = check_count(n_chains, "n_chains", minimum=1)
+    burn_in = check_count(burn_in, "burn_in", minimum=0)
+    thin = check_count(thin, "thin", minimum=1)
     run = sample(W, b, T, units, n_samples=n_samples, n_chains=n_chains, burn_in=burn_in, thin=thin, scan=scan,
                  initial=initial, rng=rng)
     n = W.shape[0]
@@ -509,7 +510,8 @@ def log_z_ais(
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    n_runs = check_integer(n_runs, "n_runs", minimum=1)
+    n_runs = check_count(n_runs, "n_runs", minimum=1)
+    check_memory(9 * n_runs * W.shape[0] + 16 * n_runs, f"{n_runs} annealing runs of {W.shape[0]} units (n_runs)")
     betas = _schedule(n_steps, betas)
     gen = as_generator(rng)
     n = W.shape[0]
@@ -670,7 +672,7 @@ def _schedule(n_steps, betas):
     if n_steps is not None and betas is not None:
         raise ValueError("give either n_steps (a linear schedule) or betas (the schedule itself), not both")
     if betas is None:
-        K = check_integer(_DEFAULT_AIS_STEPS if n_steps is None else n_steps, "n_steps", minimum=1)
+        K = check_count(_DEFAULT_AIS_STEPS if n_steps is None else n_steps, "n_steps", minimum=1)
         return np.linspace(0.0, 1.0, K + 1)
     try:
         arr = np.asarray(betas, dtype=float)

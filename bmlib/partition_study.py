@@ -24,10 +24,14 @@ import numpy as np
 from ._checks import (
     ApproximationWarning,
     ConvergenceWarning,
+    check_choice,
+    check_count,
     check_exact_size,
     check_integer,
     check_model,
+    check_sequence,
     check_temperature,
+    check_temperatures,
     check_units,
 )
 from ._random import as_generator
@@ -195,15 +199,18 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     W, b = check_model(W, b)
     units = check_units(units)
     n = check_exact_size(W.shape[0], "compare_log_z (it needs the exact log Z)")
-    temps = np.array([check_temperature(T, "temperatures") for T in np.atleast_1d(temperatures).tolist()])
-    if temps.size == 0:
-        raise ValueError("temperatures must hold at least one temperature")
-    budgets = tuple(check_integer(B, "budgets", minimum=100) for B in np.atleast_1d(budgets).tolist())
-    n_chains = check_integer(n_chains, "n_chains", minimum=1)
-    methods = tuple(METHODS) if methods is None else tuple(methods)
-    for key in methods:
-        if key not in METHODS:
-            raise ValueError(f"methods must be keys of bmlib.partition_study.METHODS {list(METHODS)}; got {key!r}")
+    temps = check_temperatures(temperatures)
+    # An empty list of budgets or methods would give an empty comparison: refused.
+    budgets = tuple(check_count(B, f"budgets[{k}]", minimum=100)
+                    for k, B in enumerate(check_sequence(np.atleast_1d(budgets).tolist() if np.ndim(budgets) == 0
+                                                         else budgets, "budgets", "a sequence of work budgets")))
+    n_chains = check_count(n_chains, "n_chains", minimum=1)
+    if methods is None:
+        methods = tuple(METHODS)
+    else:
+        methods = tuple(check_sequence(methods, "methods", f"a sequence of method names from {list(METHODS)}"))
+    for k, key in enumerate(methods):
+        check_choice(key, f"methods[{k}]", tuple(METHODS))
     gen = as_generator(rng)
     shape = (len(budgets), temps.size)
     log_z = {key: np.empty(shape) for key in methods}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_integer, check_model, check_states, check_units
+from ._checks import check_count, check_model, check_states, check_units
 
 #: Largest n for which bmlib builds a full table of 2**n rows (all_states,
 #: boltzmann_distribution): 2**24 rows already take hundreds of MB.
@@ -49,7 +49,7 @@ def all_states(n, units="spins"):
     >>> all_states(2, units="bits")[2]
     array([1, 0], dtype=int8)
     """
-    n = check_integer(n, "n", minimum=0)
+    n = check_count(n, "n", minimum=0)
     units = check_units(units)
     if n > MAX_TABLE_UNITS:
         raise ValueError(

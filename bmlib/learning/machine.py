@@ -22,7 +22,8 @@ from .._checks import (
     check_bias,
     check_bool,
     check_data,
-    check_integer,
+    check_count,
+    check_memory,
     check_mask,
     check_masked_weights,
     check_real,
@@ -79,12 +80,13 @@ def encoder_mask(n_group, n_hidden, hidden_connected=True):
      [0 0 1 0 1]
      [1 1 1 1 0]]
     """
-    n_group = check_integer(n_group, "n_group", minimum=1)
-    n_hidden = check_integer(n_hidden, "n_hidden", minimum=1)
+    n_group = check_count(n_group, "n_group", minimum=1)
+    n_hidden = check_count(n_hidden, "n_hidden", minimum=1)
     hidden_connected = check_bool(hidden_connected, "hidden_connected")
     g1, g2 = slice(0, n_group), slice(n_group, 2 * n_group)
     hidden = slice(2 * n_group, None)
     n = 2 * n_group + n_hidden
+    check_memory(n * n, f"a connectivity mask of {n} x {n} units (2 n_group + n_hidden)")
     mask = np.zeros((n, n), dtype=bool)
     for group in (g1, g2):
         mask[group, group] = True
@@ -154,11 +156,13 @@ class BoltzmannMachine:
 
     def __init__(self, n_visible, n_hidden=0, *, mask=None, W=None, b=None, units="spins", T=1.0,
                  init_scale=0.1, rng=None):
-        self.n_visible = check_integer(n_visible, "n_visible", minimum=1)
-        self.n_hidden = check_integer(n_hidden, "n_hidden", minimum=0)
+        self.n_visible = check_count(n_visible, "n_visible", minimum=1)
+        self.n_hidden = check_count(n_hidden, "n_hidden", minimum=0)
         self.units = check_units(units)
         self.T = check_temperature(T)
         n = self.n_units
+        # W, its mask, and the gradient's temporaries: a few n x n matrices.
+        check_memory(4 * 8 * n * n, f"the weights of {n} units (n_visible + n_hidden)")
         self.mask = _full_mask(n) if mask is None else check_mask(mask, n)
         if W is None:
             self.W = self._random_weights(check_real(init_scale, "init_scale", nonnegative=True), as_generator(rng))
@@ -341,7 +345,8 @@ class BoltzmannMachine:
                [-1, -1],
                [-1, -1]], dtype=int8)
         """
-        n_samples = check_integer(n_samples, "n_samples", minimum=0)
+        n_samples = check_count(n_samples, "n_samples", minimum=0)
+        check_memory(8 * n_samples + self.n_visible * n_samples, f"{n_samples} samples (n_samples)")
         p = boltzmann_distribution(self.W, self.b, self.T, self.units)
         k = as_generator(rng).choice(p.size, size=n_samples, p=p)
         return all_states(self.n_units, self.units)[k, : self.n_visible]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_bool, check_integer
+from .._checks import check_bool, check_count
 from .._random import as_generator
 from ..sampling import sample
 from .annealed import AnnealedStatistics
@@ -111,7 +111,7 @@ class ContrastiveDivergence:
     """
 
     def __init__(self, k=1):
-        self.k = check_integer(k, "k", minimum=1)
+        self.k = check_count(k, "k", minimum=1)
 
     def __repr__(self):
         return f"ContrastiveDivergence(k={self.k})"
@@ -152,8 +152,8 @@ class PersistentContrastiveDivergence:
     """
 
     def __init__(self, k=1, n_chains=None):
-        self.k = check_integer(k, "k", minimum=1)
-        self.n_chains = None if n_chains is None else check_integer(n_chains, "n_chains", minimum=1)
+        self.k = check_count(k, "k", minimum=1)
+        self.n_chains = None if n_chains is None else check_count(n_chains, "n_chains", minimum=1)
         self.chains = None
 
     def __repr__(self):
@@ -233,10 +233,10 @@ class SampledStatistics:
     """
 
     def __init__(self, n_chains=100, n_samples=20, burn_in=20, thin=1, persistent=False, rule="heat_bath"):
-        self.n_chains = check_integer(n_chains, "n_chains", minimum=2)
-        self.n_samples = check_integer(n_samples, "n_samples", minimum=1)
-        self.burn_in = check_integer(burn_in, "burn_in", minimum=0)
-        self.thin = check_integer(thin, "thin", minimum=1)
+        self.n_chains = check_count(n_chains, "n_chains", minimum=2)
+        self.n_samples = check_count(n_samples, "n_samples", minimum=1)
+        self.burn_in = check_count(burn_in, "burn_in", minimum=0)
+        self.thin = check_count(thin, "thin", minimum=1)
         self.persistent = check_bool(persistent, "persistent")
         self.rule = rule
         self.chains = None

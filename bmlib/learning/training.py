@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
-from .._checks import check_bool, check_choice, check_integer, check_real
+from .._checks import check_bool, check_choice, check_count, check_real
 from .._random import as_generator
 from .machine import BoltzmannMachine
 from .rbm import RBM
@@ -191,13 +191,13 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     """
     model = _check_model(model)
     data = model._check_data(data)
-    epochs = check_integer(epochs, "epochs", minimum=0)
+    epochs = check_count(epochs, "epochs", minimum=0)
     learning_rate = check_real(learning_rate, "learning_rate", positive=True)
     momentum = check_real(momentum, "momentum", nonnegative=True)
     if momentum >= 1:
         raise ValueError(f"momentum must be in [0, 1); got {momentum!r}")
     weight_decay = check_real(weight_decay, "weight_decay", nonnegative=True)
-    batch_size = None if batch_size is None else check_integer(batch_size, "batch_size", minimum=1)
+    batch_size = None if batch_size is None else check_count(batch_size, "batch_size", minimum=1)
     progress = check_bool(progress, "progress")
     update = check_choice(update, "update", ("gradient", "sign"))
     provider = resolve_statistics(statistics)

@@ -5,7 +5,7 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import _as_real_array, check_integer, check_real, check_states, check_weights
+from .._checks import _as_real_array, check_integer, check_real, check_states, check_temperatures, check_weights
 from ..energy import energy
 from ..ising_exact import (
     critical_temperature,
@@ -270,9 +270,7 @@ def plot_phase_transition(temperatures, scan, L, J=1.0):
     4
     >>> plt.close(fig)
     """
-    T = _as_real_array(temperatures, "temperatures")
-    if T.ndim != 1 or T.size == 0:
-        raise ValueError(f"temperatures must be a non-empty 1-D sequence; got shape {T.shape}")
+    T = check_temperatures(temperatures)
     L = check_integer(L, "L", minimum=2)
     J = check_real(J, "J", positive=True)
     needed = ("abs_magnetization", "energy_per_unit", "specific_heat")

@@ -5,7 +5,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_integer, check_states
+from .._checks import check_count, check_integer, check_states
 from ..learning.machine import BoltzmannMachine
 from ..learning.statistics import exact_statistics
 from ..learning.training import TrainingHistory
@@ -100,8 +100,8 @@ def plot_pixel_images(images, samples=None, shape=(2, 5), n_show=12, n_columns=6
     >>> plt.close(fig)
     """
     shape = tuple(int(check_integer(k, "shape", minimum=1)) for k in shape)
-    n_show = check_integer(n_show, "n_show", minimum=1)
-    n_columns = check_integer(n_columns, "n_columns", minimum=1)
+    n_show = check_count(n_show, "n_show", minimum=1)
+    n_columns = check_count(n_columns, "n_columns", minimum=1)
     groups = [_spread(_check_images(images, shape, "images"), n_show)]
     if samples is not None:
         groups.append(_spread(_check_images(samples, shape, "samples"), n_show))

@@ -15,7 +15,15 @@ import warnings
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import ConvergenceWarning, check_integer, check_model, check_real, check_temperature, check_units
+from .._checks import (
+    ConvergenceWarning,
+    check_integer,
+    check_model,
+    check_real,
+    check_temperature,
+    check_temperatures,
+    check_units,
+)
 from ..exact import exact_moments
 from ..learning.machine import BoltzmannMachine
 from ..meanfield import naive_mean_field, tap_mean_field
@@ -187,9 +195,7 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
     >>> plt.close(fig)
     """
     J, b = check_real(J, "J"), check_real(b, "b")
-    temperatures = [check_temperature(T) for T in np.atleast_1d(temperatures)]
-    if not temperatures:
-        raise ValueError("temperatures must hold at least one temperature")
+    temperatures = check_temperatures(temperatures).tolist()
     n = check_integer(n, "n", minimum=2, maximum=16)
     T_range = tuple(check_temperature(T, "T_range") for T in T_range)
     if len(T_range) != 2 or T_range[0] >= T_range[1]:

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_bool, check_choice, check_integer, check_model, check_real
-from .schedules import SCANS, FixedOrder, RandomScan, greedy_colouring
+from .._checks import check_bool, check_choice, check_count, check_memory, check_model, check_real
+from .schedules import SCANS, FixedOrder, RandomScan, _greedy_colouring
 
 
 class CouplingOperator:
@@ -126,7 +126,7 @@ class DenseCouplings(CouplingOperator):
             return FixedOrder(_Units([i], self.W, self.b) for i in free)
         if scan == "random":
             return RandomScan(free, n_chains, _OneUnitPerChain)
-        return FixedOrder(_Units(group, self.W, self.b) for group in greedy_colouring(self.W, free))
+        return FixedOrder(_Units(group, self.W, self.b) for group in _greedy_colouring(self.W, np.asarray(free, dtype=int)))
 
     def values(self, state, group):
         if isinstance(group, _OneUnitPerChain):
@@ -251,14 +251,15 @@ class SquareLattice(CouplingOperator):
     """
 
     def __init__(self, rows, cols=None, J=1.0, h=0.0, periodic=True):
-        rows = check_integer(rows, "rows", minimum=2)
-        cols = rows if cols is None else check_integer(cols, "cols", minimum=2)
+        rows = check_count(rows, "rows", minimum=2)
+        cols = rows if cols is None else check_count(cols, "cols", minimum=2)
         for name, size in (("rows", rows), ("cols", cols)):
             if size % 2:
                 raise ValueError(
                     f"{name} must be even for SquareLattice (its checkerboard layout splits each side in two); "
                     f"got {size}. For odd sides sample W = bm.square_lattice_couplings(...) instead"
                 )
+        check_memory(8 * 8 * rows * cols, f"the field buffers of a {rows} x {cols} lattice (rows x cols)")
         self.rows, self.cols = rows, cols
         self.J, self.h = check_real(J, "J"), check_real(h, "h")
         self.periodic = check_bool(periodic, "periodic")

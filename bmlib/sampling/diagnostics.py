@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import _as_real_array, _check_finite, check_real
+from .._checks import _as_real_array, _check_finite, check_bool, check_real
 
 
 def _series(x, name="x", minimum=2):
@@ -153,6 +153,7 @@ def blocking_error(x, return_levels=False):
     >>> round(float(blocking_error(x) * np.sqrt(x.size)), 1)
     1.0
     """
+    return_levels = check_bool(return_levels, "return_levels")
     y = _series(x).mean(axis=1)
     variances, n_blocks, stats = [], [], []
     while y.size >= 2:

@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap
 
-from .._checks import check_choice, check_integer
+from .._checks import check_choice, check_count, check_integer
 from ..datasets import bars_and_stripes
 from ..learning.rbm import RBM
 from ..learning.training import train
@@ -68,8 +68,8 @@ class HiddenWidget(BlittedFigureWidget):
             raise ValueError(f"hidden_widget hides whole rows and enumerates their values; images must be at most "
                              f"{MAX_HIDDEN_PIXELS} x {MAX_HIDDEN_PIXELS} pixels, got {side} x {side}")
         if rbm is None:
-            rbm = _default_rbm(np.asarray(data, dtype=np.int8), check_integer(n_hidden, "n_hidden", minimum=1),
-                               check_integer(epochs, "epochs", minimum=0), rng)
+            rbm = _default_rbm(np.asarray(data, dtype=np.int8), check_count(n_hidden, "n_hidden", minimum=1),
+                               check_count(epochs, "epochs", minimum=0), rng)
         if not isinstance(rbm, RBM):
             raise TypeError(f"rbm must be a bmlib RBM; got {type(rbm).__name__}")
         if rbm.units != "bits":

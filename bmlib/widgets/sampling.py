@@ -4,7 +4,7 @@ from __future__ import annotations
 import ipywidgets
 import numpy as np
 
-from .._checks import check_integer, check_model, check_states, check_temperature, check_units
+from .._checks import check_count, check_integer, check_model, check_states, check_temperature, check_units
 from .._random import as_generator
 from ..exact import boltzmann_distribution
 from ..plotting._style import state_labels
@@ -38,8 +38,8 @@ class SamplingWidget(FigureWidget):
         self.units = check_units(units)
         self._W, self._b = W, b
         self._initial = None if initial is None else check_states(initial, n, self.units, name="initial")
-        self._n_chains = check_integer(n_chains, "n_chains", minimum=1)
-        max_sweeps = check_integer(max_sweeps, "max_sweeps", minimum=1)
+        self._n_chains = check_count(n_chains, "n_chains", minimum=1)
+        max_sweeps = check_count(max_sweeps, "max_sweeps", minimum=1)
         n_sweeps = check_integer(n_sweeps, "n_sweeps", minimum=1, maximum=max_sweeps)
         T = check_temperature(T)
         if rule not in RULE_STYLE:
