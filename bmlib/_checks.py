@@ -70,6 +70,17 @@ def check_temperatures(values, name="temperatures"):
     return arr
 
 
+def check_temperature_range(value, name):
+    """Return ``(low, high)``: two temperatures, finite, > 0, with low < high, else raise."""
+    pair = check_sequence(value, name, "a pair (low, high) of temperatures")
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be a pair (low, high) of temperatures; got {len(pair)} entries")
+    low, high = (check_temperature(T, f"{name}[{k}]") for k, T in enumerate(pair))
+    if not low < high:
+        raise ValueError(f"{name} must be (low, high) with low < high; got ({low!r}, {high!r})")
+    return low, high
+
+
 def check_integer(value, name, minimum=None, maximum=None):
     """Return ``value`` as an int within ``[minimum, maximum]``, else raise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
@@ -146,8 +157,30 @@ def check_sequence(value, name, what="a list", allow_single=None, minimum=1):
         raise TypeError(f"{name} must be {what}; got {_show(value)} of type {type(value).__name__}")
     items = list(value)
     if len(items) < minimum:
-        raise ValueError(f"{name} must hold at least {minimum} item{'s' if minimum > 1 else ''}; got {_show(value)}")
+        count = "one item" if minimum == 1 else f"{minimum} items"
+        raise ValueError(f"{name} must hold at least {count}; got {_show(value)}")
     return items
+
+
+def check_labels(labels, count, name="labels", what="entry"):
+    """Return ``labels`` as a list of ``count`` strings (``[None] * count`` if ``labels`` is None), else raise.
+
+    ``what`` names one item of the plot the labels belong to ("model", "history", ...).
+    """
+    if labels is None:
+        return [None] * count
+    items = check_sequence(labels, name, f"a sequence of {count} strings, one per {what}", minimum=0)
+    if len(items) != count:
+        raise ValueError(f"{name} must have one entry per {what} ({count}); got {len(items)}")
+    for k, label in enumerate(items):
+        if label is not None and not isinstance(label, str):
+            raise TypeError(f"{name}[{k}] must be a string; got {_show(label)} of type {type(label).__name__}")
+    return items
+
+
+def check_optional_real(value, name):
+    """Return ``None`` or ``value`` as a finite float (a plot's optional reference line), else raise."""
+    return None if value is None else check_real(value, name)
 
 
 def check_finite_data(x, name):

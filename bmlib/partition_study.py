@@ -128,13 +128,14 @@ class LogZComparison:
         budget : int, optional
             Which budget of the sampling methods (default: the largest).
         digits : int
-            Decimals of the errors.
+            Decimals of the errors, 0 to 15 (float64 holds no more).
 
         Returns
         -------
         str
         """
         k = self._budget_index(budget)
+        digits = check_integer(digits, "digits", minimum=0, maximum=15)
         header = ["T", "exact log Z", *self.labels()]
         rows = []
         for t, T in enumerate(self.temperatures):

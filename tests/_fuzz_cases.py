@@ -176,7 +176,7 @@ def cases():
         ("thermal_averages", bm.thermal_averages, dict(result=sample_result())),
         ("DenseCouplings", bm.DenseCouplings, dict(W=W3, b=B3)),
         ("SquareLattice", bm.SquareLattice, dict(rows=4, cols=6, J=1.0, h=0.1, periodic=False)),
-        ("SampleResult.acceptance_rate", lambda result: result.acceptance_rate, dict(result=sample_result())),
+        ("SampleResult.acceptance_rate", lambda: sample_result().acceptance_rate, dict()),
         # --- mean field, Bethe, log Z
         ("naive_mean_field", bm.naive_mean_field,
          dict(W=W3, b=B3, T=2.0, units="spins", clamped=[0], values=[1.0], n_starts=2, schedule="parallel",
@@ -185,7 +185,7 @@ def cases():
          dict(W=W3, b=B3, T=2.0, units="spins", n_starts=2, schedule="sequential", damping=0.1, tol=1e-8,
               max_iter=200, rng=0)),
         ("MeanFieldResult.moments", method(mean_field_result, "moments"), dict(linear_response=True)),
-        ("MeanFieldResult.free_energy", lambda r: r.free_energy, dict(r=mean_field_result())),
+        ("MeanFieldResult.free_energy", lambda: mean_field_result().free_energy, dict()),
         ("belief_propagation", bm.belief_propagation,
          dict(W=W3, b=B3, T=2.0, units="spins", n_starts=2, damping=0.5, tol=1e-8, max_iter=200, rng=0)),
         ("BetheResult.moments", method(bethe_result, "moments"), dict()),

@@ -26,6 +26,7 @@ deterministic) for the array arguments of the core functions.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -33,6 +34,7 @@ import numbers
 import os
 import resource
 import signal
+import types
 import warnings
 
 import matplotlib.pyplot as plt
@@ -55,7 +57,21 @@ OTHER_BRANCH = "fixed on branch edge-numerics/io-safety"
 
 #: (case, argument, bad value label) -> reason, for failures that another branch fixes.
 #: A case listed here still runs; the test xfails only if every failure it finds is listed.
-KNOWN = {}
+KNOWN = {
+    # Numerical extremes (Kaufman at huge/tiny T or J, TAP at tiny T, huge W, learning at tiny T)
+    **{(case, arg, label): OTHER_BRANCH for case in ("kaufman_energy_per_spin", "kaufman_log_partition",
+                                                     "kaufman_specific_heat_per_spin")
+       for arg in ("T", "J") for label in ("1e300", "1e-300")},
+    ("temperature_scan", "W", "scaled 1e6"): OTHER_BRANCH,
+    ("temperature_scan", "b", "scaled 1e6"): OTHER_BRANCH,
+    ("tap_mean_field", "T", "1e-300"): OTHER_BRANCH,
+    ("log_z_tap", "T", "1e-300"): OTHER_BRANCH,
+    ("learning_widget", "T", "1e-300"): OTHER_BRANCH,
+    # Model files (bmlib/io.py): the path is not checked before the file system sees it.
+    **{(case, "path", label): OTHER_BRANCH for case in ("save_model", "load_model")
+       for label in ("nan", "inf", "-inf", "complex", "string", "-1", "0", "1e12", "2**64", "None", "object",
+                     "empty list")},
+}
 
 
 #: Result fields documented to hold NaN when they do not apply (a deterministic method's
@@ -88,14 +104,19 @@ def _raises(*args, **kwargs):
     raise RuntimeError("the reader's bug")
 
 
-def bad_values(valid):
-    """The bad values tried for one argument whose valid value is ``valid``."""
+#: Arguments whose strings are free text (labels, titles): any string is a valid value there.
+FREE_TEXT = {"label", "labels", "titles", "mark_label"}
+
+
+def bad_values(valid, arg=None):
+    """The bad values tried for argument ``arg`` whose valid value is ``valid``."""
+    text_ok = arg in FREE_TEXT
     out = [
         _Bad("nan", float("nan"), True),
         _Bad("inf", float("inf"), True),
         _Bad("-inf", -float("inf"), True),
         _Bad("complex", 1 + 1j, True),
-        _Bad("string", "nonsense", True),
+        _Bad("string", "nonsense", not isinstance(valid, str) or not text_ok),
         _Bad("-1", -1, False),
         _Bad("0", 0, False),
         _Bad("1e12", 10**12, False),
@@ -111,7 +132,7 @@ def bad_values(valid):
     elif isinstance(valid, numbers.Real):
         out += [_Bad("float32", np.float32(valid), False), _Bad("negative", -abs(valid) - 1.0, False),
                 _Bad("bool", True, True), _Bad("1e300", 1e300, False), _Bad("1e-300", 1e-300, False)]
-    elif isinstance(valid, str):
+    elif isinstance(valid, str) and not text_ok:
         out += [_Bad("'spin'", valid[:-1] or "x", True), _Bad("upper case", valid.upper() + "!", True)]
     elif isinstance(valid, np.ndarray) and valid.dtype.kind in "fiub" and valid.size:
         arr = valid.astype(float)
@@ -142,10 +163,10 @@ def bad_values(valid):
         ]
     elif isinstance(valid, (list, tuple)) and valid:
         out += [_Bad("one element", valid[:1], False), _Bad("element nan", [float("nan")] + list(valid[1:]), True),
-                _Bad("element string", ["nonsense"] + list(valid[1:]), True)]
+                _Bad("element string", ["nonsense"] + list(valid[1:]), not text_ok)]
     elif isinstance(valid, dict) and valid:
         key = next(iter(valid))
-        out += [_Bad("value string", {key: "nonsense"}, True), _Bad("value 42", {key: 42}, True)]
+        out += [_Bad("value string", {key: "nonsense"}, True), _Bad("value 42", {key: 42}, False)]
     return out
 
 
@@ -177,6 +198,9 @@ def _non_finite_in(value, depth=0):
 
 def _one_call(func, kwargs, arg, bad, self_check=False):
     """Run one call; return None if it kept the contract, else (class, description)."""
+    # Fresh copies: a call may change its arguments (train updates its model in place).
+    kwargs = {key: copy.deepcopy(value) if not callable(value) or hasattr(value, "__dict__") and not
+              isinstance(value, types.FunctionType) else value for key, value in kwargs.items()}
     signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
     try:
         result = func(**kwargs)
@@ -189,6 +213,10 @@ def _one_call(func, kwargs, arg, bad, self_check=False):
         if arg is not None and arg not in str(exc):
             return "unclear", f"{type(exc).__name__} not naming {arg!r}: {exc}"[:300]
         return None
+    except RuntimeError as exc:
+        if str(exc) == "the reader's bug":  # the reader's own function raised: theirs to see
+            return None
+        return "unclear", f"{type(exc).__name__}: {exc}"[:300]
     except Exception as exc:  # noqa: BLE001 - any other type breaks the contract
         return "unclear", f"{type(exc).__name__}: {exc}"[:300]
     finally:
@@ -210,14 +238,23 @@ def _finite_value(value):
         return True
 
 
-def _run_case(func, kwargs):
+#: Cases whose every accepted call builds a whole widget or a many-panel figure (~0.1 s each): they
+#: get the values that must be refused and the huge counts only, to keep the whole test near 60 s.
+SLOW = {"learning_widget", "mean_field_widget", "energy_widget", "sampling_widget", "ising_widget",
+        "partition_widget", "hidden_widget", "plot_self_consistency"}
+_SLOW_LABELS = {"1e12", "2**64"}
+
+
+def _run_case(func, kwargs, slow=False):
     """All calls of one case (the valid one first); a list of (arg, label, class, description)."""
     failures = []
     outcome = _one_call(func, dict(kwargs), None, None)
     if outcome:
         return [(None, "valid call", *outcome)]
     for arg, valid in kwargs.items():
-        for bad in bad_values(valid):
+        for bad in bad_values(valid, arg):
+            if slow and not bad.must_refuse and bad.label not in _SLOW_LABELS:
+                continue
             # A self-check answers anything it is given with a printed diagnosis.
             outcome = _one_call(func, {**kwargs, arg: bad.value}, arg, bad, func.__name__.startswith("check_"))
             if outcome:
@@ -233,7 +270,7 @@ def _vm_size():
     return None
 
 
-def run_in_child(func, kwargs):
+def run_in_child(func, kwargs, slow=False):
     """Run :func:`_run_case` in a forked child under the memory cap; return its failures."""
     read, write = os.pipe()
     pid = os.fork()
@@ -248,7 +285,7 @@ def run_in_child(func, kwargs):
             warnings.simplefilter("ignore")
             with open(os.devnull, "w") as devnull:
                 os.dup2(devnull.fileno(), 1)  # the self-checks print their diagnoses
-            failures = _run_case(func, kwargs)
+            failures = _run_case(func, kwargs, slow)
             os.write(write, json.dumps(failures).encode())
         except BaseException as exc:  # noqa: BLE001
             os.write(write, json.dumps([[None, "harness", "resource", repr(exc)[:300]]]).encode())
@@ -271,7 +308,7 @@ CASES = cases()
 
 @pytest.mark.parametrize("name, func, kwargs", CASES, ids=[case[0] for case in CASES])
 def test_contract(name, func, kwargs):
-    failures = run_in_child(func, kwargs)
+    failures = run_in_child(func, kwargs, name in SLOW)
     if os.environ.get("BMLIB_FUZZ_LOG"):  # for counting failures by class across runs
         with open(os.environ["BMLIB_FUZZ_LOG"], "a") as log:
             log.write(json.dumps([name, failures]) + "\n")

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..energy import energy, flip_energy_changes, is_stable, local_fields
 from ..states import all_states
-from ._common import _SEED, _call, _clean, _energy_cases, _show_input
+from ._common import _SEED, _call, _clean, _energy_cases, _real, _show_input
 
 _ENERGY_MISTAKES = {
     "both -1": "The overall sign is flipped. Both terms need a minus sign, so that agreeing with "
@@ -84,7 +84,7 @@ def check_energy_function(func):
             print(error)
             return False
         try:
-            number = float(np.asarray(value, dtype=float).item())
+            number = float(_real(value).item())
         except (TypeError, ValueError):  # not a single number: a vector, None, a string...
             print(f"Input {k}: your function returned {value!r:.60}; "
                   "the energy of one state is a single number.")
@@ -139,7 +139,11 @@ def check_local_fields(func):
             print(f"Input {k}: your function returned shape {np.shape(value)}; "
                   f"expected one field per unit, shape {s.shape}.")
             return False
-        got.append(np.asarray(value, dtype=float))
+        try:
+            got.append(_real(value))
+        except (TypeError, ValueError):  # text, complex numbers...
+            print(f"Input {k}: your function returned {value!r:.60}; the local fields are real numbers.")
+            return False
     expected = [local_fields(s, W, b) for _, s, W, b in cases]
     wrong = [k for k in range(len(cases)) if not np.allclose(got[k], expected[k], atol=1e-8)]
     if not wrong:

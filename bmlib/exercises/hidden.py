@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _SEED, _call, _clean, _sigmoid
+from ._common import _SEED, _call, _clean, _real, _sigmoid
 
 # --- the hidden units' conditional probability in an RBM (chapter "Hidden units") ---------------------
 
@@ -71,7 +71,7 @@ def _call_rbm(func, case, k):
                       "the field on hidden unit j is sum_i v_i W[i, j] + c_j, which is v @ W + c.")
         return None, error
     try:
-        p = np.asarray(result, dtype=float)
+        p = _real(result)
     except (TypeError, ValueError):
         return None, f"Input {k}: your function must return an array; got {type(result).__name__}."
     P, n_h = len(v), W.shape[1]

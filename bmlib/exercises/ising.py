@@ -5,7 +5,7 @@ import numpy as np
 
 from ..energy import energy
 from ..lattices import square_lattice_couplings
-from ._common import _SEED
+from ._common import _SEED, _real
 
 # ----------------------------------------------------------------------------
 # The chapter "The Ising model": the energy of a lattice configuration
@@ -138,7 +138,7 @@ def check_lattice_energy(func):
             print(f"Input {k}: your function returned None; is its return statement missing?")
             return False
         try:
-            got.append(float(np.asarray(value, dtype=float).item()))
+            got.append(float(_real(value).item()))
         except (TypeError, ValueError):
             print(f"Input {k}: your function returned {value!r:.60}; the energy of a lattice is a single number.")
             return False

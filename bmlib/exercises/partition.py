@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _SEED, _call, _clean
+from ._common import _SEED, _call, _clean, _real
 
 # --- log-mean-exp and the mean-field bound (chapter "The normalizing constant Z") --------------------
 
@@ -34,7 +34,7 @@ def _quietly_call(func, x, k):
     if error:
         return None, error
     try:
-        return float(np.asarray(value, dtype=float).item()), None
+        return float(_real(value).item()), None
     except (TypeError, ValueError):
         return None, f"Input {k}: your function returned {value!r:.60}; the log-mean-exp is a single number."
 
@@ -197,7 +197,7 @@ def check_mean_field_bound(func):
             print(error)
             return False
         try:
-            got.append(float(np.asarray(value, dtype=float).item()))
+            got.append(float(_real(value).item()))
         except (TypeError, ValueError):
             print(f"Input {k}: your function returned {value!r:.60}; the bound is a single number.")
             return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..energy import local_fields
-from ._common import _SEED, _models, _show_input, _sigmoid
+from ._common import _SEED, _models, _real, _show_input, _sigmoid
 
 # --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------
 
@@ -75,7 +75,10 @@ def _heat_bath_values(func, case, k):
         if np.size(value) != 1:
             return None, (f"Input {k}: your function returned shape {np.shape(value)}; return only the new value "
                           f"of unit i, +1 or -1 (not the whole state).")
-        values.append(float(np.asarray(value, dtype=float).ravel()[0]))
+        try:
+            values.append(float(_real(value).ravel()[0]))
+        except (TypeError, ValueError):  # a string, a complex number...
+            return None, f"Input {k}: your function returned {value!r:.60}; return the new value of unit i, +1 or -1."
     values = np.array(values)
     if set(np.unique(values)) <= {0.0, 1.0} and 0.0 in values:
         return None, (f"Input {k}: your function returned 0 and 1. These are spins: return +1 or -1 "

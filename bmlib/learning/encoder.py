@@ -155,6 +155,7 @@ def encoder_report(machine, method="exact", rng=None):
     """
     g = _check_encoder_machine(machine)
     method = check_choice(method, "method", ("exact", "mean_field"))
+    rng = as_generator(rng)  # checked even where the exact method does not draw from it
     patterns = encoder_patterns(g, machine.units).astype(float)
     groups = ((np.arange(g), np.arange(g, 2 * g)), (np.arange(g, 2 * g), np.arange(g)))
     if method == "exact":

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_bool, check_count
+from .._checks import check_bool, check_choice, check_count, check_instance
 from .._random import as_generator
 from ..sampling import sample
 from .annealed import AnnealedStatistics
@@ -71,6 +71,8 @@ def exact_statistics(model, batch, rng=None):
     >>> print(mean_c, second_c[0, 1], mean_f, second_f[0, 1])
     [1. 0.] 0.0 [0. 0.] 0.0
     """
+    check_instance(model, "model", (BoltzmannMachine, RBM), "a bmlib BoltzmannMachine or RBM")
+    as_generator(rng)  # not used by exact statistics, but checked like everywhere
     return model._exact_statistics(model._check_data(batch, "batch"))
 
 
@@ -238,7 +240,7 @@ class SampledStatistics:
         self.burn_in = check_count(burn_in, "burn_in", minimum=0)
         self.thin = check_count(thin, "thin", minimum=1)
         self.persistent = check_bool(persistent, "persistent")
-        self.rule = rule
+        self.rule = check_choice(rule, "rule", ("heat_bath", "metropolis"))
         self.chains = None
         self.standard_errors = None
 

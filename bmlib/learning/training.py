@@ -207,7 +207,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     velocity = {p: np.zeros_like(getattr(model, p)) for p in model._parameter_names}
     values = [measure(model, data)] if measure else []
     bar = tqdm(range(epochs), disable=not progress, desc="training", unit="epoch")
-    for _ in bar:
+    for epoch in bar:
         for rows in _batches(len(data), batch_size, gen):
             clamped, free = _check_statistics(model, provider(model, data[rows], gen))
             for p, grad in model._gradient(clamped, free).items():
@@ -217,7 +217,14 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
                 if update == "sign":
                     grad = np.sign(grad)
                 velocity[p] = momentum * velocity[p] + learning_rate * grad
-                setattr(model, p, theta + velocity[p])
+                new = theta + velocity[p]
+                if not np.isfinite(new).all():  # overflow: stop with the model as it was, saying why
+                    raise ValueError(
+                        f"training diverged in epoch {epoch + 1}: the update made {p} non-finite; lower "
+                        f"learning_rate (= {learning_rate:g}) or weight_decay (= {weight_decay:g}), or use "
+                        "update='sign'"
+                    )
+                setattr(model, p, new)
         if measure:
             values.append(measure(model, data))
             bar.set_postfix({name: f"{values[-1]:.4f}"}, refresh=False)

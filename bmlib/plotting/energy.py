@@ -2,10 +2,20 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_model, check_states, check_temperature, check_units, infer_units
+from .._checks import (
+    check_bool,
+    check_instance,
+    check_model,
+    check_states,
+    check_temperature,
+    check_units,
+    infer_units,
+)
+from ..descent import DescentPath
 from ..energy import energy, is_stable
 from ..exact import boltzmann_distribution
 from ..states import all_states
@@ -129,7 +139,13 @@ def plot_network(W, b=None, s=None, ax=None, show_values=None):
     W, b_checked = check_model(W, b)
     if s is not None:
         s = check_states(s, W.shape[0], name="s")
-    if ax is None:
+        if s.ndim != 1:
+            raise ValueError(f"s must be one state of shape ({W.shape[0]},); got shape {s.shape}")
+    if show_values is not None:
+        show_values = check_bool(show_values, "show_values")
+    if ax is not None:
+        check_instance(ax, "ax", Axes, "a matplotlib Axes")
+    else:
         ax = _new_figure((3.6, 3.6)).add_subplot()
     _draw_network(ax, W, None if b is None else b_checked, s, show_values)
     return ax.figure
@@ -211,8 +227,14 @@ def plot_descent(path, W=None, b=None, units=None):
     2
     >>> plt.close(fig)
     """
+    check_instance(path, "path", DescentPath, "a DescentPath from bmlib.energy_descent")
     if W is not None:
         W, b = check_model(W, b)
+        if W.shape[0] != path.states.shape[-1]:
+            raise ValueError(f"W must have shape ({path.states.shape[-1]}, {path.states.shape[-1]}) to match "
+                             f"the states of path; got shape {W.shape}")
+    elif b is not None:
+        raise ValueError("b was given without W; pass the weights too (or neither)")
     if units is not None:
         units = check_units(units)
     fig = _new_figure((6, 3.8))

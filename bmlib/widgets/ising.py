@@ -48,7 +48,8 @@ class IsingWidget(FigureWidget):
         T = check_temperature(T)
         lo, hi = T_RANGE[0] * self.J, T_RANGE[1] * self.J
         if not lo <= T <= hi:
-            raise ValueError(f"T must be between {lo:g} and {hi:g} (the slider's range); got {T!r}")
+            raise ValueError(f"T must be between {lo:g} and {hi:g} (the slider's range, {T_RANGE[0]:g} J to "
+                             f"{T_RANGE[1]:g} J with J = {self.J:g}); got {T!r}")
         self.sweeps_per_step = check_count(sweeps, "sweeps", minimum=1)
         self._initial = check_choice(initial, "initial", ("random", "up"))
         self._seed = rng

@@ -15,7 +15,7 @@ import ipywidgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import ConvergenceWarning, check_model, check_real, check_temperature, check_units
+from .._checks import ConvergenceWarning, check_model, check_real, check_temperature, check_temperature_range, check_units
 from ..energy import energy, is_stable
 from ..exact import exact_moments, log_partition
 from ..meanfield import naive_mean_field
@@ -76,9 +76,7 @@ class MeanFieldWidget(FigureWidget):
         self._W0, self._b = W, b
         T = check_temperature(T)
         coupling = check_real(coupling, "coupling", nonnegative=True)
-        low, high = (check_temperature(t, "T_range") for t in T_range)
-        if not low < high:
-            raise ValueError(f"T_range must be (low, high) with low < high; got {T_range}")
+        low, high = check_temperature_range(T_range, "T_range")
         low, high = min(low, T), max(high, T)
         self._curve_T = np.geomspace(low, high, _N_CURVE)
         self._curves = {}  # coupling factor -> (exact log Z, best bound) on _curve_T

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ipywidgets
 import numpy as np
 
-from .._checks import check_count, check_integer, check_model, check_states, check_temperature, check_units
+from .._checks import check_choice, check_count, check_integer, check_model, check_states, check_temperature, check_units
 from .._random import as_generator
 from ..exact import boltzmann_distribution
 from ..plotting._style import state_labels
@@ -42,8 +42,7 @@ class SamplingWidget(FigureWidget):
         max_sweeps = check_count(max_sweeps, "max_sweeps", minimum=1)
         n_sweeps = check_integer(n_sweeps, "n_sweeps", minimum=1, maximum=max_sweeps)
         T = check_temperature(T)
-        if rule not in RULE_STYLE:
-            raise ValueError(f'rule must be "heat_bath" or "metropolis"; got {rule!r}')
+        rule = check_choice(rule, "rule", tuple(RULE_STYLE))
         if isinstance(rng, np.random.Generator):
             raise TypeError("rng must be an int seed (or None), not a Generator: every redraw starts afresh "
                             "from the same seed")
