@@ -65,7 +65,6 @@ def chain_couplings(n, J=1.0, periodic=True):
             )
     else:
         n = check_count(n, "n", minimum=1)
-    check_memory(3 * 8 * n * n, f"a weight matrix of {n} x {n} units (n = {n}) and its random draws")
     J = check_real(J, "J")
     check_memory(8 * n * n, f"a weight matrix of {n} x {n} units (n = {n})")
     W = np.zeros((n, n))
@@ -174,6 +173,7 @@ def sk_couplings(n, J=1.0, rng=None):
     2.0
     """
     n = check_count(n, "n", minimum=1)
+    check_memory(3 * 8 * n * n, f"a weight matrix of {n} x {n} units (n = {n}) and its random draws")
     J = check_real(J, "J", nonnegative=True)
     gen = as_generator(rng)
     i, j = np.triu_indices(n, 1)

@@ -63,6 +63,14 @@ def _real(value):
     return arr.astype(float)
 
 
+def _shape(value):
+    """``np.shape`` of the reader's answer, or None for a ragged one (``[1, [2]]``) that has no shape."""
+    try:
+        return np.shape(value)
+    except ValueError:
+        return None
+
+
 def _show_input(k, units, s, W, b):
     W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
     print(f"Input {k} ({units}, n = {len(s)}):\n  s = {s.astype(int).tolist()}\n  W = {W_text}\n  b = {_clean(b)}")

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..energy import energy, flip_energy_changes, is_stable, local_fields
 from ..states import all_states
-from ._common import _SEED, _call, _clean, _energy_cases, _real, _show_input
+from ._common import _SEED, _call, _clean, _energy_cases, _real, _shape, _show_input
 
 _ENERGY_MISTAKES = {
     "both -1": "The overall sign is flipped. Both terms need a minus sign, so that agreeing with "
@@ -135,8 +135,8 @@ def check_local_fields(func):
         if error:
             print(error)
             return False
-        if np.shape(value) != s.shape:
-            print(f"Input {k}: your function returned shape {np.shape(value)}; "
+        if _shape(value) != s.shape:
+            print(f"Input {k}: your function returned shape {_shape(value)}; "
                   f"expected one field per unit, shape {s.shape}.")
             return False
         try:
@@ -226,10 +226,14 @@ def check_is_stable(func, units="spins"):
         if error:
             print(error)
             return False
-        if np.size(value) != 1:
-            print(f"Input {k}: your function returned shape {np.shape(value)}; expected one True or False.")
+        if _shape(value) is None or np.prod(_shape(value)) != 1:
+            print(f"Input {k}: your function returned shape {_shape(value)}; expected one True or False.")
             return False
-        got.append(bool(np.asarray(value).ravel()[0]))
+        try:
+            got.append(bool(_real(value).ravel()[0]))
+        except (TypeError, ValueError):  # text, a complex number...
+            print(f"Input {k}: your function returned {value!r:.60}; expected one True or False.")
+            return False
     expected = [is_stable(s, W, b, units) for s, W, b in cases]
     wrong = [k for k in range(len(cases)) if got[k] != expected[k]]
     sizes = " and ".join(sorted({str(len(s)) for s, _, _ in cases}))

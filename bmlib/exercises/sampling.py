@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..energy import local_fields
-from ._common import _SEED, _models, _real, _show_input, _sigmoid
+from ._common import _SEED, _models, _real, _shape, _show_input, _sigmoid
 
 # --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------
 
@@ -72,8 +72,8 @@ def _heat_bath_values(func, case, k):
             return None, f"Input {k}: your function raised {type(exc).__name__}: {exc}"
         if value is None:
             return None, f"Input {k}: your function returned None; is its return statement missing?"
-        if np.size(value) != 1:
-            return None, (f"Input {k}: your function returned shape {np.shape(value)}; return only the new value "
+        if _shape(value) is None or np.prod(_shape(value)) != 1:
+            return None, (f"Input {k}: your function returned shape {_shape(value)}; return only the new value "
                           f"of unit i, +1 or -1 (not the whole state).")
         try:
             values.append(float(_real(value).ravel()[0]))
