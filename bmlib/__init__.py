@@ -13,7 +13,7 @@ units         "spins": s_i in {-1, +1} (default);  "bits": x_i in {0, 1}
 state order   row k of all_states(n) is k in binary, unit 0 most significant
 ============  =========================================================
 """
-from ._checks import MAX_EXACT_UNITS, ApproximationWarning, ConvergenceWarning
+from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
 from .bethe import BetheResult, belief_propagation
 from .datasets import (
     TEN_PIXEL_PROTOTYPES,
@@ -173,8 +173,10 @@ __all__ = [
     "LearningWidget",
     "LogZComparison",
     "LogZEstimate",
+    "MAX_COUNT",
     "MAX_EXACT_UNITS",
     "MAX_TABLE_UNITS",
+    "MEMORY_BUDGET",
     "MeanFieldResult",
     "MeanFieldStatistics",
     "MeanFieldWidget",

@@ -124,7 +124,7 @@ def check_memory(nbytes, what):
     if nbytes > MEMORY_BUDGET:
         raise ValueError(
             f"{what} would need {_format_bytes(nbytes)} of memory, above bmlib's budget of "
-            f"{_format_bytes(MEMORY_BUDGET)} (bmlib._checks.MEMORY_BUDGET); ask for less"
+            f"{_format_bytes(MEMORY_BUDGET)} (bmlib.MEMORY_BUDGET); ask for less"
         )
     return nbytes
 

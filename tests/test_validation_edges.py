@@ -50,6 +50,11 @@ def test_the_runner_uses_the_unchecked_rules():
     by_function = bm.sample(W3, T=1.0, n_samples=50, n_chains=3, rule=bm.metropolis, rng=4)
     np.testing.assert_array_equal(by_name, by_function.samples)
     assert by_function.rule == "metropolis"
+    # ... and does not re-validate its arguments at every update: the public names map to the private rules.
+    from bmlib.sampling.rules import RULES, resolve_rule
+
+    for rule in (bm.heat_bath, bm.metropolis):
+        assert resolve_rule(rule) == (RULES[rule.__name__], rule.__name__, True)
 
 
 @pytest.mark.parametrize("returned", [0.5, np.nan, 2.0, "up"])
@@ -305,6 +310,7 @@ def test_training_that_overflows_names_the_learning_rate():
 
 @pytest.mark.parametrize("answer", ["abc", 1j, np.array(["1", "2", "3"]), np.ones(3) * 1j, None, [1, [2]]])
 @pytest.mark.parametrize("check", [bm.check_energy_function, bm.check_local_fields, bm.check_heat_bath_update,
+                                   bm.check_is_stable,
                                    bm.check_log_mean_exp, bm.check_lattice_energy, bm.check_mean_field_sweep,
                                    bm.check_mean_field_bound, bm.check_gradient_function,
                                    bm.check_hidden_probabilities])
@@ -317,3 +323,18 @@ def test_self_checks_diagnose_strings_and_complex_answers(check, answer, capsys)
 
     assert check(reader) is False
     assert "Input 0" in capsys.readouterr().out
+
+
+def test_a_right_answer_written_as_text_is_not_accepted(capsys):
+    """NumPy would parse "0.25" as a number; a self-check says the answer must be a number instead."""
+    def as_text(x):
+        top = np.max(x)
+        return str(top + np.log(np.mean(np.exp(x - top))))
+
+    def as_number(x):
+        return float(as_text(x))
+
+    assert bm.check_log_mean_exp(as_number) is True
+    capsys.readouterr()
+    assert bm.check_log_mean_exp(as_text) is False
+    assert "the log-mean-exp is a single number" in capsys.readouterr().out

@@ -212,12 +212,13 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
             clamped, free = _check_statistics(model, provider(model, data[rows], gen))
             for p, grad in model._gradient(clamped, free).items():
                 theta = getattr(model, p)
-                if p in model._decayed and weight_decay:
-                    grad = grad - weight_decay * theta
-                if update == "sign":
-                    grad = np.sign(grad)
-                velocity[p] = momentum * velocity[p] + learning_rate * grad
-                new = theta + velocity[p]
+                with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below
+                    if p in model._decayed and weight_decay:
+                        grad = grad - weight_decay * theta
+                    if update == "sign":
+                        grad = np.sign(grad)
+                    velocity[p] = momentum * velocity[p] + learning_rate * grad
+                    new = theta + velocity[p]
                 if not np.isfinite(new).all():  # overflow: stop with the model as it was, saying why
                     raise ValueError(
                         f"training diverged in epoch {epoch + 1}: the update made {p} non-finite; lower "
