@@ -254,7 +254,7 @@ def test_check_memory_says_how_much():
         (lambda: bm.SampledStatistics(rule="gibbs"), ValueError, "rule must be one of"),
         (lambda: bm.encoder_report(bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), units="bits"),
                                    rng="seed"), TypeError, "rng must be None"),
-        (lambda: bm.partition_widget(W3, b=None, temperatures=[1.0], budgets=[100]).comparison.table(digits=-1),
+        (lambda: bm.compare_log_z(W3, temperatures=[1.0], budgets=[100]).table(digits=-1),
          ValueError, "digits must be >= 0"),
     ],
 )
