@@ -153,7 +153,8 @@ def check_sequence(value, name, what="a list", allow_single=None, minimum=1):
     """
     if allow_single is not None and isinstance(value, allow_single):
         return [value]
-    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__") or isinstance(value, np.ndarray) and value.ndim == 0:
+    scalar_array = isinstance(value, np.ndarray) and value.ndim == 0
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__") or scalar_array:
         raise TypeError(f"{name} must be {what}; got {_show(value)} of type {type(value).__name__}")
     items = list(value)
     if len(items) < minimum:

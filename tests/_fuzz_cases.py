@@ -321,7 +321,11 @@ def cases():
     ]
 
 
-#: Public callables that the table does not call, each with its reason.
+#: Public callables that the table does not call, each with its reason. Not listed because they are
+#: not names of bmlib: the coupling operators' methods (start, states, schedule, values, fields,
+#: assign, energy, clamp) are the chain runner's internal protocol, called only with the runner's
+#: own validated arrays; the widgets' button callbacks (step, run, reset, restart) take no
+#: arguments from a reader.
 NOT_FUZZED = {
     # Exception classes: nothing to call with arguments.
     "ApproximationWarning": "a warning class",

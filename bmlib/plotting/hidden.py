@@ -95,7 +95,8 @@ def plot_log_likelihood_curves(runs, levels=None, ylim=None):
     >>> plt.close(fig)
     """
     if not isinstance(runs, dict) or not runs:
-        raise TypeError(f"runs must be a non-empty dict: label -> TrainingHistory (or a list of them); got {runs!r:.60}")
+        raise TypeError("runs must be a non-empty dict: label -> TrainingHistory (or a list of them); "
+                        f"got {runs!r:.60}")
     for label, run in runs.items():
         _joined(run, f"runs[{label!r}]")
     levels = {} if levels is None else levels
@@ -192,7 +193,8 @@ def plot_hidden_mixture(machine, data=None):
     if data is not None:
         data = check_states(data, machine.n_visible, machine.units, "data")
         if data.ndim > 2:
-            raise ValueError(f"data must have shape (P, {machine.n_visible}), one pattern per row; got shape {data.shape}")
+            raise ValueError(f"data must have shape (P, {machine.n_visible}), one pattern per row; "
+                             f"got shape {data.shape}")
         data = np.atleast_2d(data)
     fig = _new_figure((5.6, 3.0))
     ax = fig.add_subplot()

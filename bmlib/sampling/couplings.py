@@ -126,7 +126,8 @@ class DenseCouplings(CouplingOperator):
             return FixedOrder(_Units([i], self.W, self.b) for i in free)
         if scan == "random":
             return RandomScan(free, n_chains, _OneUnitPerChain)
-        return FixedOrder(_Units(group, self.W, self.b) for group in _greedy_colouring(self.W, np.asarray(free, dtype=int)))
+        groups = _greedy_colouring(self.W, np.asarray(free, dtype=int))
+        return FixedOrder(_Units(group, self.W, self.b) for group in groups)
 
     def values(self, state, group):
         if isinstance(group, _OneUnitPerChain):

@@ -81,7 +81,8 @@ def _check_rule_arguments(values, fields, T, units, rng):
             f"values must hold {units} ({low}/{high}) because units={units!r}; "
             f"values[{', '.join(map(str, idx))}] = {check[idx]:g}"
         )
-    fields = _as_real_array(fields, "fields") if not (isinstance(fields, np.ndarray) and fields.dtype.kind == "f") else fields
+    if not (isinstance(fields, np.ndarray) and fields.dtype.kind == "f"):  # keep float32 lattice fields as they are
+        fields = _as_real_array(fields, "fields")
     if fields.shape != check.shape:
         raise ValueError(f"fields must have the shape of values, {check.shape}; got shape {fields.shape}")
     _check_finite(fields, "fields")

@@ -15,7 +15,14 @@ import ipywidgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import ConvergenceWarning, check_model, check_real, check_temperature, check_temperature_range, check_units
+from .._checks import (
+    ConvergenceWarning,
+    check_model,
+    check_real,
+    check_temperature,
+    check_temperature_range,
+    check_units,
+)
 from ..energy import energy, is_stable
 from ..exact import exact_moments, log_partition
 from ..meanfield import naive_mean_field

@@ -4,7 +4,15 @@ from __future__ import annotations
 import ipywidgets
 import numpy as np
 
-from .._checks import check_choice, check_count, check_integer, check_model, check_states, check_temperature, check_units
+from .._checks import (
+    check_choice,
+    check_count,
+    check_integer,
+    check_model,
+    check_states,
+    check_temperature,
+    check_units,
+)
 from .._random import as_generator
 from ..exact import boltzmann_distribution
 from ..plotting._style import state_labels
