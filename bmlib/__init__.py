@@ -17,7 +17,7 @@ state order   row k of all_states(n) is k in binary, unit 0 most significant
 """
 import importlib
 
-from ._checks import MAX_EXACT_UNITS, ApproximationWarning, ConvergenceWarning
+from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
 from .bethe import BetheResult, belief_propagation
 from .datasets import (
     TEN_PIXEL_PROTOTYPES,
@@ -193,8 +193,10 @@ __all__ = [
     "LearningWidget",
     "LogZComparison",
     "LogZEstimate",
+    "MAX_COUNT",
     "MAX_EXACT_UNITS",
     "MAX_TABLE_UNITS",
+    "MEMORY_BUDGET",
     "MeanFieldResult",
     "MeanFieldStatistics",
     "MeanFieldWidget",

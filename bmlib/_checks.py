@@ -17,6 +17,18 @@ UNITS = ("spins", "bits")
 #: sampling or mean field are the practical tools.
 MAX_EXACT_UNITS = 30
 
+#: Largest count of repeated work that any one argument may ask for: sweeps,
+#: samples, chains, epochs, restarts, iterations, Gibbs steps. At a few
+#: microseconds per step this is already hours of work; larger counts are
+#: mistakes (a typed 10**12, a wrapped-around integer) and are refused up front
+#: instead of looping for ever.
+MAX_COUNT = 10**8
+
+#: Largest amount of memory (bytes) that one call may allocate for its arrays:
+#: 4 GiB, what a student's laptop can spare. A call that would need more is
+#: refused before it allocates, saying how much it would need.
+MEMORY_BUDGET = 4 * 2**30
+
 
 def _show(value, limit=60):
     text = np.array2string(np.asarray(value), threshold=8, precision=4) if isinstance(value, np.ndarray) else repr(value)
@@ -81,6 +93,35 @@ def check_approximation_temperature(T, W, b, what):
     return T
 
 
+def check_temperatures(values, name="temperatures"):
+    """Return a non-empty 1-D float array of temperatures, each finite and > 0, else raise.
+
+    A single number counts as one temperature. Errors name the bad entry,
+    e.g. ``temperatures[2]``.
+    """
+    arr = _as_real_array(values, name)
+    if arr.ndim == 0:
+        arr = arr[None]
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of temperatures; got shape {arr.shape}")
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr <= 0))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"{name} must be finite and > 0; {name}[{k}] = {float(arr[k])!r}")
+    return arr
+
+
+def check_temperature_range(value, name):
+    """Return ``(low, high)``: two temperatures, finite, > 0, with low < high, else raise."""
+    pair = check_sequence(value, name, "a pair (low, high) of temperatures")
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be a pair (low, high) of temperatures; got {len(pair)} entries")
+    low, high = (check_temperature(T, f"{name}[{k}]") for k, T in enumerate(pair))
+    if not low < high:
+        raise ValueError(f"{name} must be (low, high) with low < high; got ({low!r}, {high!r})")
+    return low, high
+
+
 def check_integer(value, name, minimum=None, maximum=None):
     """Return ``value`` as an int within ``[minimum, maximum]``, else raise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
@@ -91,6 +132,126 @@ def check_integer(value, name, minimum=None, maximum=None):
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} must be <= {maximum}; got {value}")
     return value
+
+
+def check_count(value, name, minimum=0):
+    """Return ``value`` as an int in ``[minimum, MAX_COUNT]``: a number of sweeps, samples, chains, ...
+
+    The upper bound :data:`MAX_COUNT` stops a mistyped count before it allocates or loops for ever.
+    """
+    value = check_integer(value, name, minimum=minimum)
+    if value > MAX_COUNT:
+        raise ValueError(
+            f"{name} must be <= {MAX_COUNT:_} (bmlib.MAX_COUNT, the limit on counts of sweeps, samples, "
+            f"chains, epochs and iterations); got {value}"
+        )
+    return value
+
+
+def _format_bytes(nbytes):
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes:.0f} bytes"
+
+
+def check_memory(nbytes, what):
+    """Refuse work whose arrays would need more than :data:`MEMORY_BUDGET` bytes.
+
+    ``nbytes`` is computed by the caller from the validated sizes (as a Python
+    int or float, so it cannot overflow); ``what`` says which arrays and from
+    which arguments, e.g. ``"samples of shape (n_samples, n_chains, n)"``.
+    """
+    if nbytes > MEMORY_BUDGET:
+        raise ValueError(
+            f"{what} would need {_format_bytes(nbytes)} of memory, above bmlib's budget of "
+            f"{_format_bytes(MEMORY_BUDGET)} (bmlib.MEMORY_BUDGET); ask for less"
+        )
+    return nbytes
+
+
+def check_instance(value, name, types, what=None):
+    """Return ``value`` if it is an instance of ``types``, else raise a TypeError naming ``name``.
+
+    ``what`` describes the expected object in words (default: the type names),
+    e.g. ``"a SampleResult (from bmlib.sample or bmlib.anneal)"``.
+    """
+    if not isinstance(value, types):
+        if what is None:
+            names = [t.__name__ for t in (types if isinstance(types, tuple) else (types,))]
+            what = " or ".join(names)
+        raise TypeError(f"{name} must be {what}; got {_show(value)} of type {type(value).__name__}")
+    return value
+
+
+def check_sequence(value, name, what="a list", allow_single=None, minimum=1):
+    """Return ``value`` as a list of at least ``minimum`` items, else raise naming ``name``.
+
+    A string is not accepted as a sequence (its characters are never meant).
+    ``allow_single``: a type (or tuple of types) whose single instance is
+    wrapped as a one-item list, as many plotting functions accept one model
+    or a list of them.
+    """
+    if allow_single is not None and isinstance(value, allow_single):
+        return [value]
+    scalar_array = isinstance(value, np.ndarray) and value.ndim == 0
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__") or scalar_array:
+        raise TypeError(f"{name} must be {what}; got {_show(value)} of type {type(value).__name__}")
+    items = list(value)
+    if len(items) < minimum:
+        count = "one item" if minimum == 1 else f"{minimum} items"
+        raise ValueError(f"{name} must hold at least {count}; got {_show(value)}")
+    return items
+
+
+def check_labels(labels, count, name="labels", what="entry"):
+    """Return ``labels`` as a list of ``count`` strings (``[None] * count`` if ``labels`` is None), else raise.
+
+    ``what`` names one item of the plot the labels belong to ("model", "history", ...).
+    """
+    if labels is None:
+        return [None] * count
+    items = check_sequence(labels, name, f"a sequence of {count} strings, one per {what}", minimum=0)
+    if len(items) != count:
+        raise ValueError(f"{name} must have one entry per {what} ({count}); got {len(items)}")
+    for k, label in enumerate(items):
+        if label is not None and not isinstance(label, str):
+            raise TypeError(f"{name}[{k}] must be a string; got {_show(label)} of type {type(label).__name__}")
+    return items
+
+
+def check_optional_real(value, name):
+    """Return ``None`` or ``value`` as a finite float (a plot's optional reference line), else raise."""
+    return None if value is None else check_real(value, name)
+
+
+def check_finite_data(x, name):
+    """Return ``x`` as a float array if it is numeric and finite (data for a plot), else raise."""
+    arr = _as_real_array(x, name)
+    _check_finite(arr, name)
+    return arr
+
+
+def check_distribution(p, name):
+    """Return ``p`` as a float array of probability vectors along its last axis, else raise.
+
+    The rules: shape ``(m,)`` or ``(..., m)`` with ``m >= 1``, finite entries
+    >= 0, each vector summing to 1 (within 1e-6).
+    """
+    arr = _as_real_array(p, name)
+    if arr.ndim == 0 or arr.shape[-1] == 0:
+        raise ValueError(f"{name} must have shape (m,) or (..., m) with m >= 1 states; got shape {arr.shape}")
+    _check_finite(arr, name)
+    if (arr < 0).any():
+        idx = tuple(int(i) for i in np.argwhere(arr < 0)[0])
+        raise ValueError(f"{name} must hold probabilities >= 0; {name}[{', '.join(map(str, idx))}] = {arr[idx]:.6g}")
+    totals = arr.sum(axis=-1)
+    off = np.abs(totals - 1.0) > 1e-6
+    if np.any(off):
+        idx = tuple(int(i) for i in np.argwhere(np.atleast_1d(off))[0]) if np.ndim(off) else ()
+        total = float(np.atleast_1d(totals)[idx] if idx else totals)
+        raise ValueError(f"{name} must sum to 1 along its last axis (a probability distribution); it sums to {total:.6g}")
+    return arr
 
 
 def check_real(value, name, positive=False, nonnegative=False):

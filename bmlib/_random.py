@@ -14,6 +14,7 @@ def as_generator(rng=None):
 
     Examples
     --------
+    >>> from bmlib._random import as_generator
     >>> g = as_generator(7)
     >>> as_generator(g) is g
     True

@@ -47,6 +47,7 @@ def thin_blas(func):
     Examples
     --------
     >>> import numpy as np
+    >>> from bmlib._threads import thin_blas
     >>> @thin_blas
     ... def trace_of_square(A):
     ...     return float(np.trace(A @ A))

@@ -48,6 +48,7 @@ def first_best(values, *, largest=True, rtol=TIE_RTOL):
 
     Examples
     --------
+    >>> from bmlib._ties import first_best
     >>> first_best([1.0, 3.0, 3.0 + 1e-15, 2.0])
     1
     >>> first_best([2.0, 1.0 + 1e-15, 1.0], largest=False)
@@ -68,6 +69,7 @@ def first_best_along_rows(values, *, largest=True, rtol=TIE_RTOL):
 
     Examples
     --------
+    >>> from bmlib._ties import first_best_along_rows
     >>> first_best_along_rows([[0.0, 1.0, 1.0 - 1e-14], [5.0, 4.0, 5.0]]).tolist()
     [1, 0]
     """
@@ -88,6 +90,7 @@ def order_with_ties(values, *, descending=False, rtol=TIE_RTOL):
 
     Examples
     --------
+    >>> from bmlib._ties import order_with_ties
     >>> order_with_ties([3.0, 1.0 + 1e-15, 1.0, 2.0]).tolist()
     [1, 2, 3, 0]
     >>> order_with_ties([1.0, 3.0, 3.0 + 1e-15], descending=True).tolist()
@@ -120,6 +123,7 @@ def zero_field_tolerance(W, b):
 
     Examples
     --------
+    >>> from bmlib._ties import zero_field_tolerance
     >>> import numpy as np
     >>> W = np.array([[0.0, 0.1, 0.2], [0.1, 0.0, 0.3], [0.2, 0.3, 0.0]])
     >>> print(f"{zero_field_tolerance(W, np.zeros(3)):.1e}")

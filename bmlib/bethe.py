@@ -48,7 +48,7 @@ from ._checks import (
     ConvergenceWarning,
     check_approximation_temperature,
     check_damping,
-    check_integer,
+    check_count,
     check_model,
     check_real,
     check_temperature,
@@ -190,17 +190,17 @@ def belief_propagation(
 
     >>> import bmlib as bm
     >>> W = bm.chain_couplings(3, J=0.8, periodic=False)
-    >>> res = belief_propagation(W, [0.3, 0.0, -0.2], rng=0)
+    >>> res = bm.belief_propagation(W, [0.3, 0.0, -0.2], rng=0)
     >>> res.converged, round(res.log_z, 10) == round(bm.log_partition(W, [0.3, 0.0, -0.2]), 10)
     (True, True)
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "belief propagation")
-    n_starts = check_integer(n_starts, "n_starts", minimum=1)
+    n_starts = check_count(n_starts, "n_starts", minimum=1)
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)
-    max_iter = check_integer(max_iter, "max_iter", minimum=1)
+    max_iter = check_count(max_iter, "max_iter", minimum=1)
     n = W.shape[0]
     if units == "bits":
         W, b, offset = to_spins_parameters(W, b)  # exact: E_bits(x) = E_spins(s) + offset

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_integer, check_real, check_units
+from ._checks import check_count, check_memory, check_integer, check_real, check_units
 from ._random import as_generator
 from .states import all_states
 
@@ -120,7 +120,8 @@ def encoder_patterns(n_group=4, units="spins"):
            [0, 0, 1, 0, 0, 0, 1, 0],
            [0, 0, 0, 1, 0, 0, 0, 1]], dtype=int8)
     """
-    n_group = check_integer(n_group, "n_group", minimum=2)
+    n_group = check_count(n_group, "n_group", minimum=2)
+    check_memory(2 * n_group * n_group, f"{n_group} patterns of {2 * n_group} units (n_group = {n_group})")
     one_hot = np.eye(n_group, dtype=np.int8)
     return _in_units(np.hstack([one_hot, one_hot]), units)
 
@@ -199,12 +200,13 @@ def ten_pixel_images(n_copies=20, flip=0.1, units="spins", rng=0):
     array([[ 1, -1,  1, -1,  1],
            [-1,  1, -1,  1, -1]], dtype=int8)
     """
-    n_copies = check_integer(n_copies, "n_copies", minimum=1)
+    n_copies = check_count(n_copies, "n_copies", minimum=1)
     flip = check_real(flip, "flip", nonnegative=True)
     if flip > 0.5:
         raise ValueError(f"flip must be a probability in [0, 0.5]; got {flip!r}")
     units = check_units(units)
     gen = as_generator(rng)
+    check_memory(10 * TEN_PIXEL_PROTOTYPES.size * n_copies, f"{n_copies} copies of the ten-pixel images (n_copies)")
     clean = np.repeat(TEN_PIXEL_PROTOTYPES, n_copies, axis=0)
     noisy = clean ^ (gen.random(clean.shape) < flip).astype(np.int8)
     return _in_units(noisy, units)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_integer, check_model, check_states, infer_units
+from ._checks import check_count, check_model, check_states, infer_units
 from ._random import as_generator
 from ._ties import zero_field_tolerance
 from .energy import energy
@@ -74,7 +74,7 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
     Examples
     --------
     >>> W = [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
-    >>> path = energy_descent([1, -1, -1], W)
+    >>> path = bm.energy_descent([1, -1, -1], W)
     >>> path.final_state.tolist(), path.energies.tolist(), path.flipped.tolist()
     ([-1.0, -1.0, -1.0], [1.0, -3.0], [0])
     """
@@ -86,7 +86,7 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
     units = units or infer_units(s)
     if order not in ("sequential", "random"):
         raise ValueError(f'order must be "sequential" or "random"; got {order!r}')
-    max_sweeps = check_integer(max_sweeps, "max_sweeps", minimum=1)
+    max_sweeps = check_count(max_sweeps, "max_sweeps", minimum=1)
     gen = as_generator(rng) if order == "random" else None
     low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
 

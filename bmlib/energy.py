@@ -48,9 +48,9 @@ def energy(s, W, b=None, units=None):
     Examples
     --------
     >>> W = [[0, 1], [1, 0]]
-    >>> energy([1, 1], W), energy([1, -1], W)
+    >>> bm.energy([1, 1], W), bm.energy([1, -1], W)
     (-1.0, 1.0)
-    >>> energy([[1, 1], [0, 1]], W, b=[0.5, 0.0])
+    >>> bm.energy([[1, 1], [0, 1]], W, b=[0.5, 0.0])
     array([-1.5,  0. ])
     """
     s, W, b = _prepare(s, W, b, units)
@@ -84,7 +84,7 @@ def local_fields(s, W, b=None, units=None):
 
     Examples
     --------
-    >>> local_fields([1, -1, 1], [[0, 1, 0], [1, 0, 2], [0, 2, 0]])
+    >>> bm.local_fields([1, -1, 1], [[0, 1, 0], [1, 0, 2], [0, 2, 0]])
     array([-1.,  3., -2.])
     """
     s, W, b = _prepare(s, W, b, units)
@@ -112,7 +112,7 @@ def flip_energy_changes(s, W, b=None, units=None):
 
     Examples
     --------
-    >>> flip_energy_changes([1, 1], [[0, 1], [1, 0]])
+    >>> bm.flip_energy_changes([1, 1], [[0, 1], [1, 0]])
     array([2., 2.])
     """
     s, W, b = _prepare(s, W, b, units)
@@ -140,7 +140,7 @@ def is_stable(s, W, b=None, units=None):
     Examples
     --------
     >>> W = [[0, 1], [1, 0]]
-    >>> is_stable([1, 1], W), is_stable([1, -1], W)
+    >>> bm.is_stable([1, 1], W), bm.is_stable([1, -1], W)
     (True, False)
     """
     s, W, b = _prepare(s, W, b, units)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._threads import thin_blas
-from ._checks import check_clamp, check_exact_size, check_model, check_temperature, check_units
+from ._checks import check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
 from .states import MAX_TABLE_UNITS, _states_of_index, all_states
 
 _TRAILING_UNITS = 14
@@ -216,7 +216,7 @@ def log_partition(W, b=None, T=1.0, units="spins"):
 
     Examples
     --------
-    >>> round(log_partition([[0, 1], [1, 0]]), 6)  # log(2 e + 2 / e)
+    >>> round(bm.log_partition([[0, 1], [1, 0]]), 6)  # log(2 e + 2 / e)
     1.820075
     """
     W, b, T, units = _check(W, b, T, units, "log_partition")
@@ -242,7 +242,7 @@ def boltzmann_distribution(W, b=None, T=1.0, units="spins"):
 
     Examples
     --------
-    >>> boltzmann_distribution([[0, 1], [1, 0]], T=1.0).round(4)
+    >>> bm.boltzmann_distribution([[0, 1], [1, 0]], T=1.0).round(4)
     array([0.4404, 0.0596, 0.0596, 0.4404])
     """
     W, b, T, units = _check(W, b, T, units, "boltzmann_distribution")
@@ -287,7 +287,7 @@ def exact_moments(W, b=None, T=1.0, units="spins"):
 
     Examples
     --------
-    >>> mean, second = exact_moments([[0, 1], [1, 0]])
+    >>> mean, second = bm.exact_moments([[0, 1], [1, 0]])
     >>> print(mean.round(6) + 0, second.round(4))  # <s_0 s_1> = tanh(1)
     [0. 0.] [[1.     0.7616]
      [0.7616 1.    ]]
@@ -330,7 +330,7 @@ def exact_energy_moments(W, b=None, T=1.0, units="spins"):
 
     Examples
     --------
-    >>> E, varE = exact_energy_moments([[0, 1], [1, 0]])
+    >>> E, varE = bm.exact_energy_moments([[0, 1], [1, 0]])
     >>> round(E, 4), round(varE, 4)  # -tanh(1), 1 - tanh(1)**2
     (-0.7616, 0.42)
     """
@@ -481,6 +481,7 @@ def clamped_moments(W, b=None, T=1.0, units="spins", *, clamped, values, average
     >>> print(mean.round(4))  # <s_1> = tanh(1) given s_0 = +1
     [1.     0.7616]
     """
+    average = check_bool(average, "average")
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     n = W.shape[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_states
+from ._checks import check_real, check_states
 
 
 def hebbian_weights(patterns, scale=1.0):
@@ -24,7 +24,7 @@ def hebbian_weights(patterns, scale=1.0):
     patterns : array_like of shape (n,) or (P, n)
         One or P patterns in spins (-1/+1); convert bits with :func:`~bmlib.to_spins`.
     scale : float
-        Multiplies every weight.
+        Multiplies every weight; a finite real number.
 
     Returns
     -------
@@ -33,11 +33,11 @@ def hebbian_weights(patterns, scale=1.0):
 
     Examples
     --------
-    >>> hebbian_weights([1, -1, 1])
+    >>> bm.hebbian_weights([1, -1, 1])
     array([[ 0., -1.,  1.],
            [-1.,  0., -1.],
            [ 1., -1.,  0.]])
-    >>> hebbian_weights([[1, 1], [1, -1]])  # the two patterns cancel
+    >>> bm.hebbian_weights([[1, 1], [1, -1]])  # the two patterns cancel
     array([[0., 0.],
            [0., 0.]])
     """
@@ -46,6 +46,6 @@ def hebbian_weights(patterns, scale=1.0):
     S = np.atleast_2d(check_states(arr, n, "spins", name="patterns"))
     if S.ndim != 2:
         raise ValueError(f"patterns must have shape (n,) or (P, n); got shape {arr.shape}")
-    W = scale * (S.T @ S) / len(S)
+    W = check_real(scale, "scale") * (S.T @ S) / len(S)
     np.fill_diagonal(W, 0.0)
     return W + 0.0  # turns -0.0 into 0.0 for tidy printing

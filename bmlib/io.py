@@ -125,6 +125,21 @@ def save_model(path, model, *, overwrite=False):
     return path
 
 
+def _source(path):
+    """The file that ``load_model(path)`` reads: a str path to an existing file, else a clear error."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"path must be a str or os.PathLike; got {type(path).__name__}") from None
+    if not isinstance(path, str):
+        raise TypeError(f"path must be a str or os.PathLike giving a str; got {path!r}")
+    if not os.path.exists(path):
+        # The standard exception for a missing file, but saying which argument and what to check.
+        hint = "" if path.endswith(".npz") or not os.path.exists(path + ".npz") else f"; did you mean {path + '.npz'!r}?"
+        raise FileNotFoundError(f"path {path!r}: no such file{hint}")
+    return path
+
+
 def _destination(path):
     """The file that ``save_model(path, ...)`` writes, after refusing paths that name no file."""
     try:
@@ -227,7 +242,7 @@ def load_model(path):
         dtypes, sizes, units, temperature, symmetry, mask). The message names
         the file, and the member or field at fault.
     """
-    path = os.fspath(path)
+    path = _source(path)
     with Archive(path, _FIELDS) as archive:
         tag = _scalar(archive, "format", str)
         if tag != FORMAT_TAG:

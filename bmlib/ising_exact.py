@@ -30,7 +30,7 @@ import numbers
 
 import numpy as np
 
-from ._checks import _show, check_bool, check_integer, check_real
+from ._checks import _show, check_bool, check_count, check_memory, check_real
 
 _LN2 = float(np.log(2.0))
 
@@ -143,21 +143,21 @@ def chain_log_partition(n, T=1.0, J=1.0, h=0.0, periodic=True):
 
     Examples
     --------
-    >>> round(chain_log_partition(10, T=1.0), 10)  # log((2 cosh 1)^10 + (2 sinh 1)^10)
+    >>> round(bm.chain_log_partition(10, T=1.0), 10)  # log((2 cosh 1)^10 + (2 sinh 1)^10)
     11.3328652362
-    >>> round(chain_log_partition(3, T=2.0, periodic=False), 10)  # log(2 (2 cosh 0.5)^2)
+    >>> round(bm.chain_log_partition(3, T=2.0, periodic=False), 10)  # log(2 (2 cosh 0.5)^2)
     2.3196705556
     """
     periodic = check_bool(periodic, "periodic")
     if periodic:
-        n = check_integer(n, "n")
+        n = check_count(n, "n", minimum=None)
         if n < 3:
             raise ValueError(
                 f"n must be >= 3 for a periodic chain (as in chain_couplings); got {n}. "
                 "Use periodic=False for a short open chain"
             )
     else:
-        n = check_integer(n, "n", minimum=1)
+        n = check_count(n, "n", minimum=1)
     J = check_real(J, "J")
     h = check_real(h, "h")
     T, shape = _temperatures(T)
@@ -478,14 +478,16 @@ def _kaufman_any(m, n, K):
 
 
 def _check_torus(rows, cols, T, J):
-    rows = check_integer(rows, "rows", minimum=2)
+    rows = check_count(rows, "rows", minimum=2)
     if isinstance(cols, float) and not float(cols).is_integer():
         # kaufman_energy_per_spin(32, 2.5): a temperature given where cols goes.
         raise TypeError(f"cols must be an integer; got {cols!r} (to give the temperature of a square torus, "
                         f"write T={cols!r})")
-    cols = rows if cols is None else check_integer(cols, "cols", minimum=2)
+    cols = rows if cols is None else check_count(cols, "cols", minimum=2)
     J = _positive_coupling(J)
     T, shape = _temperatures(T)
+    # Kaufman's products run over 2 * cols wave numbers for every temperature (a few arrays of them).
+    check_memory(8 * 8 * 2 * (rows + cols) * T.size, f"Kaufman's sums for a {rows} x {cols} torus (rows, cols)")
     return rows, cols, T, J, shape
 
 
@@ -527,7 +529,7 @@ def kaufman_log_partition(rows, cols=None, T=1.0, J=1.0):
     >>> import bmlib as bm
     >>> round(bm.kaufman_log_partition(4, T=2.0), 10)   # the 4 x 4 torus
     17.1053671187
-    >>> round(kaufman_log_partition(64, 64, T=3.0) / 64**2, 12)  # = -f / T of the infinite lattice
+    >>> round(bm.kaufman_log_partition(64, 64, T=3.0) / 64**2, 12)  # = -f / T of the infinite lattice
     0.815882731858
     """
     rows, cols, T, J, shape = _check_torus(rows, cols, T, J)
@@ -566,7 +568,7 @@ def kaufman_energy_per_spin(rows, cols=None, T=1.0, J=1.0):
 
     Examples
     --------
-    >>> round(kaufman_energy_per_spin(4, 4, T=1.0), 8)  # nearly the ground state, -2 J
+    >>> round(bm.kaufman_energy_per_spin(4, 4, T=1.0), 8)  # nearly the ground state, -2 J
     -1.99715844
     """
     rows, cols, T, J, shape = _check_torus(rows, cols, T, J)
@@ -607,12 +609,17 @@ def kaufman_specific_heat_per_spin(rows, cols=None, T=1.0, J=1.0):
 
     Examples
     --------
-    >>> kaufman_specific_heat_per_spin(4, 4, T=[1.0, 2.0, 3.0]).round(6)
+    >>> bm.kaufman_specific_heat_per_spin(4, 4, T=[1.0, 2.0, 3.0]).round(6)
     array([0.023409, 0.605533, 0.603135])
     """
     rows, cols, T, J, shape = _check_torus(rows, cols, T, J)
     K = J / T
-    return _give_back(K**2 * _kaufman_any(rows, cols, K)[2] / (rows * cols), shape)
+    d2 = _kaufman_any(rows, cols, K)[2]
+    # Far below T_c the curvature d2 underflows to exactly 0 while K**2 may overflow:
+    # the specific heat is then 0 to double precision, not 0 * inf = NaN.
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = np.where(d2 == 0.0, 0.0, K**2 * d2 / (rows * cols))
+    return _give_back(c, shape)
 
 
 # ----------------------------------------------------------------------------
@@ -636,7 +643,7 @@ def critical_temperature(J=1.0):
 
     Examples
     --------
-    >>> round(critical_temperature(), 10)
+    >>> round(bm.critical_temperature(), 10)
     2.2691853142
     """
     J = _positive_coupling(J)
@@ -691,8 +698,8 @@ def onsager_free_energy_per_spin(T, J=1.0):
 
     Examples
     --------
-    >>> Tc = critical_temperature()
-    >>> round(-onsager_free_energy_per_spin(Tc) / Tc, 10)  # ln(2) / 2 + 2 G / pi, G Catalan's
+    >>> Tc = bm.critical_temperature()
+    >>> round(-bm.onsager_free_energy_per_spin(Tc) / Tc, 10)  # ln(2) / 2 + 2 G / pi, G Catalan's
     0.9296953983
     """
     J = _positive_coupling(J)
@@ -756,9 +763,9 @@ def onsager_energy_per_spin(T, J=1.0):
 
     Examples
     --------
-    >>> round(onsager_energy_per_spin(critical_temperature()), 10)  # -sqrt(2)
+    >>> round(bm.onsager_energy_per_spin(bm.critical_temperature()), 10)  # -sqrt(2)
     -1.4142135624
-    >>> round(onsager_energy_per_spin(1.0), 8)
+    >>> round(bm.onsager_energy_per_spin(1.0), 8)
     -1.9971602
     """
     J = _positive_coupling(J)
@@ -799,9 +806,9 @@ def yang_magnetization(T, J=1.0):
 
     Examples
     --------
-    >>> round(yang_magnetization(2.0), 6)
+    >>> round(bm.yang_magnetization(2.0), 6)
     0.911319
-    >>> yang_magnetization([1.0, 3.0]).round(6)
+    >>> bm.yang_magnetization([1.0, 3.0]).round(6)
     array([0.999276, 0.      ])
     """
     J = _positive_coupling(J)

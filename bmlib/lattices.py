@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_bool, check_integer, check_real
+from ._checks import check_bool, check_count, check_memory, check_real
 from ._random import as_generator
 
 
@@ -46,27 +46,28 @@ def chain_couplings(n, J=1.0, periodic=True):
 
     Examples
     --------
-    >>> chain_couplings(4)
+    >>> bm.chain_couplings(4)
     array([[0., 1., 0., 1.],
            [1., 0., 1., 0.],
            [0., 1., 0., 1.],
            [1., 0., 1., 0.]])
-    >>> chain_couplings(3, J=0.5, periodic=False)
+    >>> bm.chain_couplings(3, J=0.5, periodic=False)
     array([[0. , 0.5, 0. ],
            [0.5, 0. , 0.5],
            [0. , 0.5, 0. ]])
     """
     periodic = check_bool(periodic, "periodic")
     if periodic:
-        n = check_integer(n, "n")
+        n = check_count(n, "n", minimum=None)
         if n < 3:
             raise ValueError(
                 f"n must be >= 3 for a periodic chain (a ring of {n} would join a spin to itself or "
                 f"count the same bond twice); got {n}. Use periodic=False for a short open chain"
             )
     else:
-        n = check_integer(n, "n", minimum=1)
+        n = check_count(n, "n", minimum=1)
     J = check_real(J, "J")
+    check_memory(8 * n * n, f"a weight matrix of {n} x {n} units (n = {n})")
     W = np.zeros((n, n))
     i = np.arange(n - 1)
     W[i, i + 1] = J
@@ -108,18 +109,19 @@ def square_lattice_couplings(rows, cols=None, J=1.0, periodic=True):
 
     Examples
     --------
-    >>> W = square_lattice_couplings(3)
+    >>> W = bm.square_lattice_couplings(3)
     >>> W.shape, float(W.sum() / 2)  # 2 * 3 * 3 bonds on the 3 x 3 torus
     ((9, 9), 18.0)
-    >>> float(square_lattice_couplings(2, 3, periodic=False).sum() / 2)  # 2 * 2 + 3 bonds
+    >>> float(bm.square_lattice_couplings(2, 3, periodic=False).sum() / 2)  # 2 * 2 + 3 bonds
     7.0
-    >>> float(square_lattice_couplings(2, 3)[0, 3])  # up and down neighbours coincide
+    >>> float(bm.square_lattice_couplings(2, 3)[0, 3])  # up and down neighbours coincide
     2.0
     """
     periodic = check_bool(periodic, "periodic")
     low = 2 if periodic else 1
-    rows = check_integer(rows, "rows", minimum=1)
-    cols = rows if cols is None else check_integer(cols, "cols", minimum=1)
+    rows = check_count(rows, "rows", minimum=1)
+    cols = rows if cols is None else check_count(cols, "cols", minimum=1)
+    check_memory(8 * (rows * cols) ** 2, f"a weight matrix of {rows * cols} x {rows * cols} units (rows x cols)")
     for name, size in (("rows", rows), ("cols", cols)):
         if size < low:
             raise ValueError(
@@ -164,14 +166,16 @@ def sk_couplings(n, J=1.0, rng=None):
 
     Examples
     --------
-    >>> W = sk_couplings(4, rng=0)
+    >>> import numpy as np
+    >>> W = bm.sk_couplings(4, rng=0)
     >>> W.shape, bool((W == W.T).all()), bool((W.diagonal() == 0).all())
     ((4, 4), True, True)
-    >>> W_big = sk_couplings(400, J=2.0, rng=1)
+    >>> W_big = bm.sk_couplings(400, J=2.0, rng=1)
     >>> round(float(W_big[np.triu_indices(400, 1)].std() * np.sqrt(400)), 1)
     2.0
     """
-    n = check_integer(n, "n", minimum=1)
+    n = check_count(n, "n", minimum=1)
+    check_memory(3 * 8 * n * n, f"a weight matrix of {n} x {n} units (n = {n}) and its random draws")
     J = check_real(J, "J", nonnegative=True)
     gen = as_generator(rng)
     i, j = np.triu_indices(n, 1)
@@ -211,7 +215,7 @@ def curie_weiss_couplings(n, J=1.0):
            [1., 0., 1.],
            [1., 1., 0.]])
     """
-    n = check_integer(n, "n", minimum=2)
+    n = check_count(n, "n", minimum=2)
     J = check_real(J, "J")
     W = np.full((n, n), J / (n - 1))
     np.fill_diagonal(W, 0.0)

@@ -68,7 +68,7 @@ from ._checks import (
     check_choice,
     check_clamp,
     check_damping,
-    check_integer,
+    check_count,
     check_means,
     check_model,
     check_real,
@@ -260,7 +260,8 @@ def naive_mean_field(
     Two spins with coupling 1 at T = 2 are above the mean-field critical
     temperature, so ``m = 0``, and ``2 log 2`` bounds ``log Z = log(4 cosh 0.5)``:
 
-    >>> res = naive_mean_field([[0, 1], [1, 0]], T=2.0, rng=0)
+    >>> import numpy as np
+    >>> res = bm.naive_mean_field([[0, 1], [1, 0]], T=2.0, rng=0)
     >>> res.converged, res.m.round(6) + 0, round(res.log_z, 4)
     (True, array([0., 0.]), 1.3863)
     >>> round(float(np.log(4 * np.cosh(0.5))), 4)
@@ -323,7 +324,8 @@ def tap_mean_field(
     ``2 log 2``, ``beta^2 W_01^2 / 2``; the exact value is
     ``2 log 2 + log cosh(0.5) = 1.5064``, so here TAP lies slightly *above* log Z:
 
-    >>> res = tap_mean_field([[0, 1], [1, 0]], T=2.0, rng=0)
+    >>> import numpy as np
+    >>> res = bm.tap_mean_field([[0, 1], [1, 0]], T=2.0, rng=0)
     >>> res.converged, round(res.log_z, 4), round(float(2 * np.log(2) + 0.5**2 / 2), 4)
     (True, 1.5113, 1.5113)
     """
@@ -342,8 +344,8 @@ def _mean_field(method, W, b, T, units, clamped, values, init, n_starts, schedul
     schedule = check_choice(schedule, "schedule", _SCHEDULES)
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)
-    max_iter = check_integer(max_iter, "max_iter", minimum=1)
-    n_starts = check_integer(n_starts, "n_starts", minimum=1)
+    max_iter = check_count(max_iter, "max_iter", minimum=1)
+    n_starts = check_count(n_starts, "n_starts", minimum=1)
     n = W.shape[0]
     if clamped is None:
         if values is not None:

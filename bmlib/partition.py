@@ -39,7 +39,8 @@ from ._checks import (
     check_approximation_temperature,
     check_choice,
     check_exact_size,
-    check_integer,
+    check_count,
+    check_memory,
     check_means,
     check_model,
     check_rbm_parameters,
@@ -151,7 +152,7 @@ def log_z_mean_field(
     --------
     >>> import bmlib as bm
     >>> W = bm.square_lattice_couplings(3)
-    >>> est = log_z_mean_field(W, T=6.0, rng=0)
+    >>> est = bm.log_z_mean_field(W, T=6.0, rng=0)
     >>> est.lower_bound, round(est.log_z - bm.log_partition(W, T=6.0), 3)
     (True, -0.288)
     """
@@ -198,7 +199,7 @@ def log_z_tap(
     --------
     >>> import bmlib as bm
     >>> W = bm.square_lattice_couplings(3)
-    >>> est = log_z_tap(W, T=6.0, rng=0)
+    >>> est = bm.log_z_tap(W, T=6.0, rng=0)
     >>> round(est.log_z - bm.log_partition(W, T=6.0), 3)  # the naive bound is off by -0.288
     -0.038
     """
@@ -241,7 +242,7 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
     --------
     >>> import bmlib as bm
     >>> W = bm.chain_couplings(8, J=1.5, periodic=False)  # a tree: exact
-    >>> round(log_z_bethe(W, T=1.0, rng=0).log_z - bm.log_partition(W), 10) + 0
+    >>> round(bm.log_z_bethe(W, T=1.0, rng=0).log_z - bm.log_partition(W), 10) + 0
     0.0
     """
     res = belief_propagation(W, b, T, units, n_starts=n_starts, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
@@ -305,14 +306,14 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     --------
     >>> import bmlib as bm
     >>> W = bm.sk_couplings(10, rng=1)
-    >>> est = log_z_importance(W, T=2.0, n_samples=4000, rng=0)
+    >>> est = bm.log_z_importance(W, T=2.0, n_samples=4000, rng=0)
     >>> abs(est.log_z - bm.log_partition(W, T=2.0)) < 3 * est.error
     True
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "importance sampling")
-    n_samples = check_integer(n_samples, "n_samples", minimum=2)
+    n_samples = check_count(n_samples, "n_samples", minimum=2)
     gen = as_generator(rng)
     n = W.shape[0]
     p_high, proposal_cost = _proposal(W, b, T, units, proposal, gen)
@@ -406,21 +407,21 @@ def log_z_visited_states(
     --------
     >>> import bmlib as bm
     >>> W = bm.square_lattice_couplings(3)  # 9 spins, 512 states
-    >>> est = log_z_visited_states(W, T=3.0, n_samples=200, rng=0)
+    >>> est = bm.log_z_visited_states(W, T=3.0, n_samples=200, rng=0)
     >>> est.lower_bound, est.details["n_distinct"], round(est.log_z - bm.log_partition(W, T=3.0), 3)
     (True, 85, -0.343)
     >>> W6 = bm.sk_couplings(6, rng=0)  # 64 states: 2000 sweeps visit them all
-    >>> full = log_z_visited_states(W6, T=2.0, n_samples=2000, rng=0)
+    >>> full = bm.log_z_visited_states(W6, T=2.0, n_samples=2000, rng=0)
     >>> full.details["all_visited"], round(full.log_z - bm.log_partition(W6, T=2.0), 12) + 0
     (True, 0.0)
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "the visited-states sum")
-    n_samples = check_integer(n_samples, "n_samples", minimum=1)
-    n_chains = check_integer(n_chains, "n_chains", minimum=1)
-    burn_in = check_integer(burn_in, "burn_in", minimum=0)
-    thin = check_integer(thin, "thin", minimum=1)
+    n_samples = check_count(n_samples, "n_samples", minimum=1)
+    n_chains = check_count(n_chains, "n_chains", minimum=1)
+    burn_in = check_count(burn_in, "burn_in", minimum=0)
+    thin = check_count(thin, "thin", minimum=1)
     run = sample(W, b, T, units, n_samples=n_samples, n_chains=n_chains, burn_in=burn_in, thin=thin, scan=scan,
                  initial=initial, rng=rng)
     n = W.shape[0]
@@ -536,14 +537,15 @@ def log_z_ais(
     --------
     >>> import bmlib as bm
     >>> W = bm.sk_couplings(12, rng=1)
-    >>> est = log_z_ais(W, T=1.0, n_runs=50, n_steps=300, rng=0)
+    >>> est = bm.log_z_ais(W, T=1.0, n_runs=50, n_steps=300, rng=0)
     >>> abs(est.log_z - bm.log_partition(W, T=1.0)) < 3 * est.error, est.cost
     (True, 14950)
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "annealed importance sampling")
-    n_runs = check_integer(n_runs, "n_runs", minimum=1)
+    n_runs = check_count(n_runs, "n_runs", minimum=1)
+    check_memory(9 * n_runs * W.shape[0] + 16 * n_runs, f"{n_runs} annealing runs of {W.shape[0]} units (n_runs)")
     fractions = _schedule(n_steps, fractions)
     gen = as_generator(rng)
     n = W.shape[0]
@@ -727,7 +729,7 @@ def _schedule(n_steps, fractions):
     if n_steps is not None and fractions is not None:
         raise ValueError("give either n_steps (a linear schedule) or fractions (the schedule itself), not both")
     if fractions is None:
-        K = check_integer(_DEFAULT_AIS_STEPS if n_steps is None else n_steps, "n_steps", minimum=1)
+        K = check_count(_DEFAULT_AIS_STEPS if n_steps is None else n_steps, "n_steps", minimum=1)
         return np.linspace(0.0, 1.0, K + 1)
     try:
         arr = np.asarray(fractions, dtype=float)

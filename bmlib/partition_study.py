@@ -25,10 +25,14 @@ from ._threads import thin_blas
 from ._checks import (
     ApproximationWarning,
     ConvergenceWarning,
+    check_choice,
+    check_count,
     check_exact_size,
     check_integer,
     check_model,
+    check_sequence,
     check_temperature,
+    check_temperatures,
     check_units,
 )
 from ._random import as_generator
@@ -125,13 +129,14 @@ class LogZComparison:
         budget : int, optional
             Which budget of the sampling methods (default: the largest).
         digits : int
-            Decimals of the errors.
+            Decimals of the errors, 0 to 15 (float64 holds no more).
 
         Returns
         -------
         str
         """
         k = self._budget_index(budget)
+        digits = check_integer(digits, "digits", minimum=0, maximum=15)
         header = ["T", "exact log Z", *self.labels()]
         rows = []
         for t, T in enumerate(self.temperatures):
@@ -187,8 +192,9 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
 
     Examples
     --------
+    >>> import numpy as np
     >>> import bmlib as bm
-    >>> comp = compare_log_z(bm.sk_couplings(8, rng=0), temperatures=[2.0, 0.5], budgets=[1000], rng=0)
+    >>> comp = bm.compare_log_z(bm.sk_couplings(8, rng=0), temperatures=[2.0, 0.5], budgets=[1000], rng=0)
     >>> bool(np.all(comp.errors("mean_field") <= 0)), bool(np.all(comp.errors("visited") <= 0))
     (True, True)
     >>> comp.work["ais"][0].tolist()
@@ -197,15 +203,18 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     W, b = check_model(W, b)
     units = check_units(units)
     n = check_exact_size(W.shape[0], "compare_log_z (it needs the exact log Z)")
-    temps = np.array([check_temperature(T, "temperatures") for T in np.atleast_1d(temperatures).tolist()])
-    if temps.size == 0:
-        raise ValueError("temperatures must hold at least one temperature")
-    budgets = tuple(check_integer(B, "budgets", minimum=100) for B in np.atleast_1d(budgets).tolist())
-    n_chains = check_integer(n_chains, "n_chains", minimum=1)
-    methods = tuple(METHODS) if methods is None else tuple(methods)
-    for key in methods:
-        if key not in METHODS:
-            raise ValueError(f"methods must be keys of bmlib.partition_study.METHODS {list(METHODS)}; got {key!r}")
+    temps = check_temperatures(temperatures)
+    # An empty list of budgets or methods would give an empty comparison: refused.
+    budgets = tuple(check_count(B, f"budgets[{k}]", minimum=100)
+                    for k, B in enumerate(check_sequence(np.atleast_1d(budgets).tolist() if np.ndim(budgets) == 0
+                                                         else budgets, "budgets", "a sequence of work budgets")))
+    n_chains = check_count(n_chains, "n_chains", minimum=1)
+    if methods is None:
+        methods = tuple(METHODS)
+    else:
+        methods = tuple(check_sequence(methods, "methods", f"a sequence of method names from {list(METHODS)}"))
+    for k, key in enumerate(methods):
+        check_choice(key, f"methods[{k}]", tuple(METHODS))
     gen = as_generator(rng)
     shape = (len(budgets), temps.size)
     log_z = {key: np.empty(shape) for key in methods}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_integer, check_model, check_states, check_units
+from ._checks import check_count, check_model, check_states, check_units
 
 #: Largest n for which bmlib builds a full table of 2**n rows (all_states,
 #: boltzmann_distribution): 2**24 rows already take hundreds of MB.
@@ -41,15 +41,15 @@ def all_states(n, units="spins"):
 
     Examples
     --------
-    >>> all_states(2)
+    >>> bm.all_states(2)
     array([[-1, -1],
            [-1,  1],
            [ 1, -1],
            [ 1,  1]], dtype=int8)
-    >>> all_states(2, units="bits")[2]
+    >>> bm.all_states(2, units="bits")[2]
     array([1, 0], dtype=int8)
     """
-    n = check_integer(n, "n", minimum=0)
+    n = check_count(n, "n", minimum=0)
     units = check_units(units)
     if n > MAX_TABLE_UNITS:
         raise ValueError(
@@ -83,14 +83,19 @@ def state_index(states, units=None):
     >>> bm.state_index(bm.all_states(3, units="bits")).tolist()
     [0, 1, 2, 3, 4, 5, 6, 7]
     """
+    return _state_index(states, units, "states")
+
+
+def _state_index(states, units, name):
+    """:func:`state_index`, with errors naming the caller's argument ``name``."""
     try:
         shape = np.shape(states)
     except ValueError:  # ragged: check_states says what is wrong
         shape = ()
-    s = check_states(states, shape[-1] if shape else -1, units, name="states")
+    s = check_states(states, shape[-1] if shape else -1, units, name=name)
     n = s.shape[-1]
     if n > 62:
-        raise ValueError(f"states must have at most 62 units for an int64 index; got {n}")
+        raise ValueError(f"{name} must have at most 62 units for an int64 index; got {n}")
     index = (s == 1).astype(np.int64) @ (np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64))
     return int(index) if s.ndim == 1 else index
 
@@ -120,7 +125,7 @@ def to_spins(x):
 
     Examples
     --------
-    >>> to_spins([0, 1, 1])
+    >>> bm.to_spins([0, 1, 1])
     array([-1,  1,  1], dtype=int8)
     """
     arr = np.asarray(x)
@@ -143,7 +148,7 @@ def to_bits(s):
 
     Examples
     --------
-    >>> to_bits([-1, 1, 1])
+    >>> bm.to_bits([-1, 1, 1])
     array([0, 1, 1], dtype=int8)
     """
     arr = np.asarray(s)
@@ -175,7 +180,7 @@ def to_bits_parameters(W, b=None):
     Examples
     --------
     >>> W = [[0, 1], [1, 0]]
-    >>> Wx, bx, c = to_bits_parameters(W, [0.5, 0])
+    >>> Wx, bx, c = bm.to_bits_parameters(W, [0.5, 0])
     >>> Wx.tolist(), bx.tolist(), c
     ([[0.0, 4.0], [4.0, 0.0]], [-1.0, -2.0], -0.5)
     """
@@ -205,7 +210,7 @@ def to_spins_parameters(W, b=None):
 
     Examples
     --------
-    >>> Ws, bs, c = to_spins_parameters([[0, 4], [4, 0]], [-1, -2])
+    >>> Ws, bs, c = bm.to_spins_parameters([[0, 4], [4, 0]], [-1, -2])
     >>> Ws.tolist(), bs.tolist(), c
     ([[0.0, 1.0], [1.0, 0.0]], [0.5, 0.0], 0.5)
     """

@@ -449,3 +449,10 @@ def test_rbm_log_partition_is_scale_invariant(units):
     ref = bm.rbm_log_partition(W_vh, b_v, b_h, 0.7, units)
     assert ref == pytest.approx(bm.log_partition(*rbm_as_boltzmann_machine(W_vh, b_v, b_h), 0.7, units), rel=1e-14, abs=0)
     assert bm.rbm_log_partition(c * W_vh, c * b_v, c * b_h, c * 0.7, units) == pytest.approx(ref, rel=1e-14, abs=0)
+
+
+def test_kaufman_specific_heat_far_below_the_transition_is_zero_not_nan():
+    # K = J / T = 1e300: the curvature underflows to 0 while K**2 overflows.
+    assert bm.kaufman_specific_heat_per_spin(4, 4, 1e-300) == 0.0
+    assert bm.kaufman_specific_heat_per_spin(4, 4, 2.0, J=1e300) == 0.0
+    assert bm.kaufman_energy_per_spin(4, 4, 1e-300) == -2.0

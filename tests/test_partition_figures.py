@@ -59,13 +59,13 @@ def test_comparison_is_reproducible_and_its_table_deterministic(comparison):
 
 
 def test_comparison_checks_its_arguments(comparison):
-    with pytest.raises(ValueError, match="budgets must be >= 100; got 50"):
+    with pytest.raises(ValueError, match=r"budgets\[0\] must be >= 100; got 50"):
         bm.compare_log_z(W8, temperatures=[1.0], budgets=[50])
-    with pytest.raises(ValueError, match="methods must be keys of"):
+    with pytest.raises(ValueError, match=r"methods\[1\] must be one of"):
         bm.compare_log_z(W8, temperatures=[1.0], methods=["ais", "gibbs"])
-    with pytest.raises(ValueError, match="temperatures must be finite and > 0; got -1.0"):
+    with pytest.raises(ValueError, match=r"temperatures must be finite and > 0; temperatures\[1\] = -1.0"):
         bm.compare_log_z(W8, temperatures=[1.0, -1.0])
-    with pytest.raises(ValueError, match="at least one temperature"):
+    with pytest.raises(ValueError, match="non-empty 1-D sequence of temperatures"):
         bm.compare_log_z(W8, temperatures=[])
     with pytest.raises(ValueError, match="n = 31 units exceeds the limit"):
         bm.compare_log_z(np.zeros((31, 31)), temperatures=[1.0])
@@ -156,7 +156,7 @@ def test_widget_built_from_weights_computes_the_same_comparison(comparison):
     widget = bm.partition_widget(W8, temperatures=TEMPS, budgets=(300, 1000), rng=0)
     np.testing.assert_array_equal(widget.comparison.log_z["ais"], comparison.log_z["ais"])
     assert widget.figure_png() == bm.partition_widget(comparison).figure_png()
-    with pytest.raises(ValueError, match="budgets must be >= 100"):
+    with pytest.raises(ValueError, match=r"budgets\[0\] must be >= 100"):
         bm.partition_widget(W8, budgets=[10])
 
 

@@ -51,7 +51,7 @@ def test_rule_and_scan_names():
 
 
 def test_a_rule_that_returns_the_wrong_shape():
-    with pytest.raises(ValueError, match=r"the update rule returned shape \(2,\) for values of shape \(2, 1\)"):
+    with pytest.raises(ValueError, match=r"rule '<lambda>' returned shape \(2,\) for values of shape \(2, 1\)"):
         run(rule=lambda values, fields, T, units, rng: values[:, 0])
 
 

@@ -51,6 +51,8 @@ PLACED = {
     "MAX_EXACT_UNITS": "boltzmann_gibbs",
     "MAX_TABLE_UNITS": "boltzmann_gibbs",
     "TEN_PIXEL_PROTOTYPES": "learning_rule",
+    "MAX_COUNT": None,
+    "MEMORY_BUDGET": None,
 }
 
 # Constants are described here: autodoc would show an ndarray's own docstring.
@@ -58,6 +60,8 @@ CONSTANTS = {
     "MAX_EXACT_UNITS": "Largest number of units that exact enumeration accepts (2**n states summed in blocks).",
     "MAX_TABLE_UNITS": "Largest number of units for which a full table of 2**n rows (states, probabilities) is returned.",
     "TEN_PIXEL_PROTOTYPES": "The three prototypes behind ``ten_pixel_images``, 2 x 5 images in bits, one per row.",
+    "MAX_COUNT": "Largest count (samples, chains, sweeps, epochs, steps, ...) any function accepts; larger is refused.",
+    "MEMORY_BUDGET": "Bytes a single call may allocate; work that needs more is refused with the amount it would need.",
 }
 
 INTRO = """# API reference

@@ -47,6 +47,30 @@ def _call(func, args, k):
     return result, None
 
 
+def _real(value):
+    """The reader's answer as a float array, or TypeError/ValueError if it is not real numbers.
+
+    Every self-check converts answers through this one function inside a
+    ``try`` that turns the error into a printed diagnosis. A string (even
+    "1.5") or a complex number is refused rather than converted: NumPy would
+    parse the string, or drop the imaginary part with only a warning.
+    """
+    arr = np.asarray(value)
+    if arr.dtype.kind == "c":
+        raise TypeError("a complex number")
+    if arr.dtype.kind in "USV":
+        raise TypeError("text, not a number")
+    return arr.astype(float)
+
+
+def _shape(value):
+    """``np.shape`` of the reader's answer, or None for a ragged one (``[1, [2]]``) that has no shape."""
+    try:
+        return np.shape(value)
+    except ValueError:
+        return None
+
+
 def _show_input(k, units, s, W, b):
     W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
     print(f"Input {k} ({units}, n = {len(s)}):\n  s = {s.astype(int).tolist()}\n  W = {W_text}\n  b = {_clean(b)}")

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..energy import energy, flip_energy_changes, is_stable, local_fields
 from ..states import all_states
-from ._common import _SEED, _call, _clean, _energy_cases, _show_input
+from ._common import _SEED, _call, _clean, _energy_cases, _real, _shape, _show_input
 
 _ENERGY_MISTAKES = {
     "both -1": "The overall sign is flipped. Both terms need a minus sign, so that agreeing with "
@@ -72,7 +72,7 @@ def check_energy_function(func):
 
     Examples
     --------
-    >>> check_energy_function(lambda s, W, b: energy(s, W, b))
+    >>> bm.check_energy_function(lambda s, W, b: bm.energy(s, W, b))
     All 12 inputs give the right energy (spins and bits, 3 to 5 units). Well done.
     True
     """
@@ -84,7 +84,7 @@ def check_energy_function(func):
             print(error)
             return False
         try:
-            number = float(np.asarray(value, dtype=float).item())
+            number = float(_real(value).item())
         except (TypeError, ValueError):  # not a single number: a vector, None, a string...
             print(f"Input {k}: your function returned {value!r:.60}; "
                   "the energy of one state is a single number.")
@@ -122,7 +122,7 @@ def check_local_fields(func):
 
     Examples
     --------
-    >>> check_local_fields(lambda s, W, b: W @ s)  # doctest: +ELLIPSIS
+    >>> bm.check_local_fields(lambda s, W, b: W @ s)  # doctest: +ELLIPSIS
     Input 2 (spins, n = 4):
     ...
     The bias b_i is missing from the field.
@@ -135,11 +135,15 @@ def check_local_fields(func):
         if error:
             print(error)
             return False
-        if np.shape(value) != s.shape:
-            print(f"Input {k}: your function returned shape {np.shape(value)}; "
+        if _shape(value) != s.shape:
+            print(f"Input {k}: your function returned shape {_shape(value)}; "
                   f"expected one field per unit, shape {s.shape}.")
             return False
-        got.append(np.asarray(value, dtype=float))
+        try:
+            got.append(_real(value))
+        except (TypeError, ValueError):  # text, complex numbers...
+            print(f"Input {k}: your function returned {value!r:.60}; the local fields are real numbers.")
+            return False
     expected = [local_fields(s, W, b) for _, s, W, b in cases]
     wrong = [k for k in range(len(cases)) if not np.allclose(got[k], expected[k], atol=1e-8)]
     if not wrong:
@@ -211,7 +215,8 @@ def check_is_stable(func, units="spins"):
 
     Examples
     --------
-    >>> check_is_stable(lambda s, W, b: bool(np.all(s * (W @ s + b) >= 0)))
+    >>> import numpy as np
+    >>> bm.check_is_stable(lambda s, W, b: bool(np.all(s * (W @ s + b) >= 0)))
     All 40 states are classified correctly (spins, 3 and 4 units). Well done.
     True
     """
@@ -222,10 +227,14 @@ def check_is_stable(func, units="spins"):
         if error:
             print(error)
             return False
-        if np.size(value) != 1:
-            print(f"Input {k}: your function returned shape {np.shape(value)}; expected one True or False.")
+        if _shape(value) is None or np.prod(_shape(value)) != 1:
+            print(f"Input {k}: your function returned shape {_shape(value)}; expected one True or False.")
             return False
-        got.append(bool(np.asarray(value).ravel()[0]))
+        try:
+            got.append(bool(_real(value).ravel()[0]))
+        except (TypeError, ValueError):  # text, a complex number...
+            print(f"Input {k}: your function returned {value!r:.60}; expected one True or False.")
+            return False
     expected = [is_stable(s, W, b, units) for s, W, b in cases]
     wrong = [k for k in range(len(cases)) if got[k] != expected[k]]
     sizes = " and ".join(sorted({str(len(s)) for s, _, _ in cases}))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ._common import _SEED, _call, _clean
+from ._common import _SEED, _call, _clean, _real
 
 # --- the hidden units' conditional probability in an RBM (chapter "Hidden units") ---------------------
 
@@ -72,7 +72,7 @@ def _call_rbm(func, case, k):
                       "the field on hidden unit j is sum_i v_i W[i, j] + c_j, which is v @ W + c.")
         return None, error
     try:
-        p = np.asarray(result, dtype=float)
+        p = _real(result)
     except (TypeError, ValueError):
         return None, f"Input {k}: your function must return an array; got {type(result).__name__}."
     P, n_h = len(v), W.shape[1]
@@ -121,7 +121,8 @@ def check_hidden_probabilities(func):
 
     Examples
     --------
-    >>> check_hidden_probabilities(lambda v, W, c, T: 1 / (1 + np.exp(-(v @ W + c) / T)))
+    >>> import numpy as np
+    >>> bm.check_hidden_probabilities(lambda v, W, c, T: 1 / (1 + np.exp(-(v @ W + c) / T)))
     All 6 inputs give the right p(h_j = 1 | v) (square and rectangular W, T = 0.5, 1 and 2). Well done.
     True
     """

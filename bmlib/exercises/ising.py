@@ -5,7 +5,7 @@ import numpy as np
 
 from ..energy import energy
 from ..lattices import square_lattice_couplings
-from ._common import _SEED
+from ._common import _SEED, _real
 
 # ----------------------------------------------------------------------------
 # The chapter "The Ising model": the energy of a lattice configuration
@@ -119,10 +119,11 @@ def check_lattice_energy(func):
 
     Examples
     --------
+    >>> import numpy as np
     >>> def lattice_energy(grid, J, h):
     ...     bonds = grid * np.roll(grid, -1, axis=1) + grid * np.roll(grid, -1, axis=0)
     ...     return -J * bonds.sum() - h * grid.sum()
-    >>> check_lattice_energy(lattice_energy)
+    >>> bm.check_lattice_energy(lattice_energy)
     All 12 lattices give the right energy (sides 3 to 6, several J and h). Well done.
     True
     """
@@ -138,7 +139,7 @@ def check_lattice_energy(func):
             print(f"Input {k}: your function returned None; is its return statement missing?")
             return False
         try:
-            got.append(float(np.asarray(value, dtype=float).item()))
+            got.append(float(_real(value).item()))
         except (TypeError, ValueError):
             print(f"Input {k}: your function returned {value!r:.60}; the energy of a lattice is a single number.")
             return False

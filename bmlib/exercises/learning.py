@@ -6,7 +6,7 @@ import numpy as np
 from ..exact import boltzmann_distribution
 from ..learning.machine import BoltzmannMachine
 from ..states import all_states
-from ._common import _SEED, _call, _clean, _models
+from ._common import _SEED, _call, _clean, _models, _real
 
 # --- the gradient of the mean log-likelihood (chapter "The learning rule") ------------------------
 
@@ -69,7 +69,7 @@ def _call_gradient(func, case, k):
     if error:
         return None, error
     try:
-        dW, db = (np.asarray(part, dtype=float) for part in result)
+        dW, db = (_real(part) for part in result)
     except (TypeError, ValueError):
         return None, f"Input {k}: your function must return two arrays, (dW, db); got {type(result).__name__}."
     if dW.shape != (n, n) or db.shape != (n,):
@@ -115,7 +115,7 @@ def check_gradient_function(func):
     Examples
     --------
     >>> from bmlib import BoltzmannMachine
-    >>> check_gradient_function(lambda W, b, data, T, units:
+    >>> bm.check_gradient_function(lambda W, b, data, T, units:
     ...                         BoltzmannMachine(len(b), W=W, b=b, units=units, T=T).gradient(data))
     All 6 inputs give the right gradient (spins and bits, 3 to 5 units, T = 0.5, 1 and 2). Well done.
     True

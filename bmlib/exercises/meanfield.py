@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ._common import _SEED, _call, _clean
+from ._common import _SEED, _call, _clean, _real
 
 # --- one sweep of the mean-field equations (chapter "The deterministic Boltzmann machine") --------
 
@@ -82,7 +82,7 @@ def _call_sweep(func, case, k):
     if error:
         return None, error + (" If you update m in place, also return it." if "None" in error else "")
     try:
-        new = np.asarray(value, dtype=float)
+        new = _real(value)
     except (TypeError, ValueError):
         return None, f"Input {k}: your function returned {value!r:.60}; return the new means, one per unit."
     if new.shape != m.shape:
@@ -98,7 +98,10 @@ def _show_oscillation(func):
         value, error = _call(lambda m_, W_, b_: func(m_, W_, b_, T, 0.0), (theirs[-1], W, b), 0)
         if error:
             return
-        theirs.append(np.asarray(value, dtype=float))
+        try:
+            theirs.append(_real(value))
+        except (TypeError, ValueError):  # already diagnosed by the main check
+            return
         ours.append(_reference_sweep(ours[-1], W, b, T, 0.0))
     show = lambda path: " ".join(f"({m[0]:+.2f}, {m[1]:+.2f})" for m in path)  # noqa: E731
     print("Why it matters: two spins with w_01 = 2 at T = 1, no damping, four sweeps from (+0.90, -0.90):")
@@ -144,12 +147,13 @@ def check_mean_field_sweep(func):
 
     Examples
     --------
+    >>> import numpy as np
     >>> def sweep(m, W, b, T, damping):
     ...     m = m.copy()
     ...     for i in range(len(m)):
     ...         m[i] = damping * m[i] + (1 - damping) * np.tanh((W[i] @ m + b[i]) / T)
     ...     return m
-    >>> check_mean_field_sweep(sweep)
+    >>> bm.check_mean_field_sweep(sweep)
     All 6 inputs give the right sweep (3 to 6 spins, T = 0.5, 1 and 2, damping 0 and 0.5). Well done.
     True
     """

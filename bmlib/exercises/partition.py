@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _SEED, _call, _clean
+from ._common import _SEED, _call, _clean, _real
 
 # --- log-mean-exp and the mean-field bound (chapter "The normalizing constant Z") --------------------
 
@@ -34,7 +34,7 @@ def _quietly_call(func, x, k):
     if error:
         return None, error
     try:
-        return float(np.asarray(value, dtype=float).item()), None
+        return float(_real(value).item()), None
     except (TypeError, ValueError):
         return None, f"Input {k}: your function returned {value!r:.60}; the log-mean-exp is a single number."
 
@@ -84,10 +84,11 @@ def check_log_mean_exp(func):
 
     Examples
     --------
+    >>> import numpy as np
     >>> def log_mean_exp(log_w):
     ...     m = np.max(log_w)
     ...     return m + np.log(np.mean(np.exp(log_w - m)))
-    >>> check_log_mean_exp(log_mean_exp)
+    >>> bm.check_log_mean_exp(log_mean_exp)
     All 7 inputs give the right log-mean-exp, including 3 whose exp overflows or underflows. Well done.
     True
     """
@@ -180,10 +181,11 @@ def check_mean_field_bound(func):
 
     Examples
     --------
+    >>> import numpy as np
     >>> def bound(m, W, b, T):
     ...     p, q = (1 + m) / 2, (1 - m) / 2
     ...     return (0.5 * m @ W @ m + b @ m) / T - np.sum(p * np.log(p) + q * np.log(q))
-    >>> check_mean_field_bound(bound)
+    >>> bm.check_mean_field_bound(bound)
     All 6 inputs give the right bound (3 to 6 spins, T = 0.5, 1 and 2), and each lies below log Z. Well done.
     True
     """
@@ -197,7 +199,7 @@ def check_mean_field_bound(func):
             print(error)
             return False
         try:
-            got.append(float(np.asarray(value, dtype=float).item()))
+            got.append(float(_real(value).item()))
         except (TypeError, ValueError):
             print(f"Input {k}: your function returned {value!r:.60}; the bound is a single number.")
             return False

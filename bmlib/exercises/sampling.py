@@ -5,7 +5,7 @@ import numpy as np
 
 from ..energy import local_fields
 from .._numerics import sigmoid as _sigmoid
-from ._common import _SEED, _models, _show_input
+from ._common import _SEED, _models, _real, _shape, _show_input
 
 # --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------
 
@@ -73,10 +73,13 @@ def _heat_bath_values(func, case, k):
             return None, f"Input {k}: your function raised {type(exc).__name__}: {exc}"
         if value is None:
             return None, f"Input {k}: your function returned None; is its return statement missing?"
-        if np.size(value) != 1:
-            return None, (f"Input {k}: your function returned shape {np.shape(value)}; return only the new value "
+        if _shape(value) is None or np.prod(_shape(value)) != 1:
+            return None, (f"Input {k}: your function returned shape {_shape(value)}; return only the new value "
                           f"of unit i, +1 or -1 (not the whole state).")
-        values.append(float(np.asarray(value, dtype=float).ravel()[0]))
+        try:
+            values.append(float(_real(value).ravel()[0]))
+        except (TypeError, ValueError):  # a string, a complex number...
+            return None, f"Input {k}: your function returned {value!r:.60}; return the new value of unit i, +1 or -1."
     values = np.array(values)
     if set(np.unique(values)) <= {0.0, 1.0} and 0.0 in values:
         return None, (f"Input {k}: your function returned 0 and 1. These are spins: return +1 or -1 "
@@ -120,10 +123,11 @@ def check_heat_bath_update(func):
 
     Examples
     --------
+    >>> import numpy as np
     >>> def update(s, i, W, b, T, rng):
     ...     h = W[i] @ s + b[i]
     ...     return 1 if rng.random() < 1 / (1 + np.exp(-2 * h / T)) else -1
-    >>> check_heat_bath_update(update)
+    >>> bm.check_heat_bath_update(update)
     All 6 cases agree with p(s_i = +1 | rest) = 1 / (1 + exp(-2 h_i / T)) (2000 draws each). Well done.
     True
     """

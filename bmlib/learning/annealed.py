@@ -26,7 +26,7 @@ import numpy as np
 from .._checks import (
     check_annealing_schedule,
     check_choice,
-    check_integer,
+    check_count,
     check_probability,
     check_unit_indices,
 )
@@ -141,9 +141,9 @@ class AnnealedStatistics:
                  noise=None, scan="random", inputs=None):
         temps, sweeps = check_annealing_schedule(schedule)
         self.schedule = tuple(zip(temps.tolist(), sweeps.tolist()))
-        self.n_collect = check_integer(n_collect, "n_collect", minimum=1)
-        self.chains_per_pattern = check_integer(chains_per_pattern, "chains_per_pattern", minimum=1)
-        self.n_free_chains = None if n_free_chains is None else check_integer(n_free_chains, "n_free_chains",
+        self.n_collect = check_count(n_collect, "n_collect", minimum=1)
+        self.chains_per_pattern = check_count(chains_per_pattern, "chains_per_pattern", minimum=1)
+        self.n_free_chains = None if n_free_chains is None else check_count(n_free_chains, "n_free_chains",
                                                                               minimum=1)
         if noise is not None:
             if np.ndim(noise) != 1 or len(noise) != 2:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_bool, check_integer, check_real, check_unit_indices
+from .._checks import check_bool, check_count, check_real, check_unit_indices
 from .._random import as_generator
 from ..meanfield import naive_mean_field
 from ._full import full_machine, in_model_layout, listed
@@ -108,6 +108,7 @@ class MeanFieldStatistics:
     --------
     For weak couplings mean field is close to the exact statistics:
 
+    >>> import numpy as np
     >>> import bmlib as bm
     >>> machine = bm.BoltzmannMachine(3, 1, init_scale=0.1, rng=0)
     >>> data = [[1, 1, -1], [1, -1, -1]]
@@ -120,9 +121,9 @@ class MeanFieldStatistics:
     def __init__(self, linear_response=False, anneal=None, n_starts=1, tol=1e-6, max_iter=1000, inputs=None):
         self.linear_response = check_bool(linear_response, "linear_response")
         self.anneal = None if anneal is None else _check_factors(anneal)
-        self.n_starts = check_integer(n_starts, "n_starts", minimum=1)
+        self.n_starts = check_count(n_starts, "n_starts", minimum=1)
         self.tol = check_real(tol, "tol", positive=True)
-        self.max_iter = check_integer(max_iter, "max_iter", minimum=1)
+        self.max_iter = check_count(max_iter, "max_iter", minimum=1)
         self.inputs = None if inputs is None else check_unit_indices(inputs, None, "inputs")
         self.n_updates = 0
 

@@ -148,6 +148,7 @@ def encoder_report(machine, method="exact", rng=None):
     hidden code ``k`` in binary (weights +-4 between visible and hidden
     units, -4 inside a group, biases that favour a unit whose code matches):
 
+    >>> import numpy as np
     >>> import bmlib as bm
     >>> codes = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
     >>> W = np.zeros((10, 10))
@@ -163,6 +164,7 @@ def encoder_report(machine, method="exact", rng=None):
     """
     g = _check_encoder_machine(machine)
     method = check_choice(method, "method", ("exact", "mean_field"))
+    rng = as_generator(rng)  # checked even where the exact method does not draw from it
     patterns = encoder_patterns(g, machine.units).astype(float)
     groups = ((np.arange(g), np.arange(g, 2 * g)), (np.arange(g, 2 * g), np.arange(g)))
     if method == "exact":

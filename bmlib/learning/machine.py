@@ -24,7 +24,8 @@ from .._checks import (
     check_bias,
     check_bool,
     check_data,
-    check_integer,
+    check_count,
+    check_memory,
     check_mask,
     check_masked_weights,
     check_real,
@@ -71,22 +72,23 @@ def encoder_mask(n_group, n_hidden, hidden_connected=True):
 
     Examples
     --------
-    >>> m = encoder_mask(4, 2)
+    >>> m = bm.encoder_mask(4, 2)
     >>> m.shape, bool(m[0, 1]), bool(m[0, 4]), bool(m[0, 8]), bool(m[8, 9])
     ((10, 10), True, False, True, True)
-    >>> print(encoder_mask(2, 1).astype(int))
+    >>> print(bm.encoder_mask(2, 1).astype(int))
     [[0 1 0 0 1]
      [1 0 0 0 1]
      [0 0 0 1 1]
      [0 0 1 0 1]
      [1 1 1 1 0]]
     """
-    n_group = check_integer(n_group, "n_group", minimum=1)
-    n_hidden = check_integer(n_hidden, "n_hidden", minimum=1)
+    n_group = check_count(n_group, "n_group", minimum=1)
+    n_hidden = check_count(n_hidden, "n_hidden", minimum=1)
     hidden_connected = check_bool(hidden_connected, "hidden_connected")
     g1, g2 = slice(0, n_group), slice(n_group, 2 * n_group)
     hidden = slice(2 * n_group, None)
     n = 2 * n_group + n_hidden
+    check_memory(n * n, f"a connectivity mask of {n} x {n} units (2 n_group + n_hidden)")
     mask = np.zeros((n, n), dtype=bool)
     for group in (g1, g2):
         mask[group, group] = True
@@ -170,11 +172,13 @@ class BoltzmannMachine:
 
     def __init__(self, n_visible, n_hidden=0, *, mask=None, W=None, b=None, units="spins", T=1.0,
                  init_scale=None, rng=None):
-        self.n_visible = check_integer(n_visible, "n_visible", minimum=1)
-        self.n_hidden = check_integer(n_hidden, "n_hidden", minimum=0)
+        self.n_visible = check_count(n_visible, "n_visible", minimum=1)
+        self.n_hidden = check_count(n_hidden, "n_hidden", minimum=0)
         self.units = check_units(units)
         self.T = check_temperature(T)
         n = self.n_units
+        # W, its mask, and the gradient's temporaries: a few n x n matrices.
+        check_memory(4 * 8 * n * n, f"the weights of {n} units (n_visible + n_hidden)")
         self.mask = _full_mask(n) if mask is None else check_mask(mask, n)
         if W is None:
             if init_scale is None:
@@ -237,7 +241,7 @@ class BoltzmannMachine:
 
         Examples
         --------
-        >>> machine = BoltzmannMachine(2, W=[[0, 1], [1, 0]])
+        >>> machine = bm.BoltzmannMachine(2, W=[[0, 1], [1, 0]])
         >>> machine.log_probability([[1, 1], [1, -1]]).round(4)  # aligned spins are e**2 times likelier
         array([-0.8201, -2.8201])
         """
@@ -260,7 +264,7 @@ class BoltzmannMachine:
 
         Examples
         --------
-        >>> machine = BoltzmannMachine(2, W=[[0, 1], [1, 0]])
+        >>> machine = bm.BoltzmannMachine(2, W=[[0, 1], [1, 0]])
         >>> round(machine.log_likelihood([[1, 1], [-1, -1]]), 4)
         -0.8201
         """
@@ -281,7 +285,7 @@ class BoltzmannMachine:
 
         Examples
         --------
-        >>> machine = BoltzmannMachine(2, W=[[0, 1], [1, 0]])
+        >>> machine = bm.BoltzmannMachine(2, W=[[0, 1], [1, 0]])
         >>> round(machine.pseudo_log_likelihood([[1, 1]]), 4)  # 2 log(1 / (1 + e**-2))
         -0.2539
         """
@@ -356,13 +360,14 @@ class BoltzmannMachine:
 
         Examples
         --------
-        >>> BoltzmannMachine(2, W=[[0, 1], [1, 0]]).sample(4, rng=0)
+        >>> bm.BoltzmannMachine(2, W=[[0, 1], [1, 0]]).sample(4, rng=0)
         array([[ 1,  1],
                [-1, -1],
                [-1, -1],
                [-1, -1]], dtype=int8)
         """
-        n_samples = check_integer(n_samples, "n_samples", minimum=0)
+        n_samples = check_count(n_samples, "n_samples", minimum=0)
+        check_memory(8 * n_samples + self.n_visible * n_samples, f"{n_samples} samples (n_samples)")
         p = boltzmann_distribution(self.W, self.b, self.T, self.units)
         k = as_generator(rng).choice(p.size, size=n_samples, p=p)
         return all_states(self.n_units, self.units)[k, : self.n_visible]

@@ -26,8 +26,10 @@ from .._checks import (
     check_bias,
     check_data,
     check_exact_size,
+    check_count,
     check_indices,
     check_integer,
+    check_memory,
     check_means,
     check_real,
     check_states,
@@ -138,11 +140,14 @@ class RBM:
 
     def __init__(self, n_visible, n_hidden, *, W=None, b_visible=None, b_hidden=None, units="spins", T=1.0,
                  init_scale=0.01, rng=None):
-        self.n_visible = check_integer(n_visible, "n_visible", minimum=1)
-        self.n_hidden = check_integer(n_hidden, "n_hidden", minimum=1)
+        self.n_visible = check_count(n_visible, "n_visible", minimum=1)
+        self.n_hidden = check_count(n_hidden, "n_hidden", minimum=1)
         self.units = check_units(units)
         self.T = check_temperature(T)
         shape = (self.n_visible, self.n_hidden)
+        # W and the gradient's temporaries: a few n_visible x n_hidden matrices.
+        check_memory(4 * 8 * self.n_visible * self.n_hidden,
+                     f"the weights of {self.n_visible} x {self.n_hidden} units (n_visible x n_hidden)")
         if W is None:
             scale = check_real(init_scale, "init_scale", nonnegative=True)
             self.W = as_generator(rng).normal(0.0, scale, size=shape)
@@ -211,7 +216,7 @@ class RBM:
 
         Examples
         --------
-        >>> RBM(2, 1, W=[[2.0], [-1.0]], units="spins").visible_means([1]).round(4)  # tanh(2), tanh(-1)
+        >>> bm.RBM(2, 1, W=[[2.0], [-1.0]], units="spins").visible_means([1]).round(4)  # tanh(2), tanh(-1)
         array([ 0.964 , -0.7616])
         """
         out = self._visible_means(check_means(h, self.n_hidden, self.units, "h"))
@@ -262,7 +267,7 @@ class RBM:
                [1, 0]], dtype=int8)
         """
         V = self._check_data(v, "v")
-        steps = check_integer(steps, "steps", minimum=0)
+        steps = check_count(steps, "steps", minimum=0)
         out = self._gibbs_steps(V, steps, as_generator(rng)).astype(np.int8)
         return out[0] if np.ndim(v) == 1 else out
 
@@ -290,8 +295,10 @@ class RBM:
                [1, 0],
                [0, 0]], dtype=int8)
         """
-        n_samples = check_integer(n_samples, "n_samples", minimum=0)
-        steps = check_integer(steps, "steps", minimum=0)
+        n_samples = check_count(n_samples, "n_samples", minimum=0)
+        steps = check_count(steps, "steps", minimum=0)
+        check_memory(2 * 8 * n_samples * (self.n_visible + self.n_hidden),
+                     f"{n_samples} chains of {self.n_visible} + {self.n_hidden} units (n_samples)")
         gen = as_generator(rng)
         return self._gibbs_steps(self._random_states(n_samples, gen), steps, gen).astype(np.int8)
 

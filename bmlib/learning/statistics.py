@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_bool, check_integer
+from .._checks import check_bool, check_choice, check_count, check_instance
 from .._random import as_generator
 from ..sampling import sample
 from ._full import state_moments
@@ -72,6 +72,8 @@ def exact_statistics(model, batch, rng=None):
     >>> print(mean_c, second_c[0, 1], mean_f, second_f[0, 1])
     [1. 0.] 0.0 [0. 0.] 0.0
     """
+    check_instance(model, "model", (BoltzmannMachine, RBM), "a bmlib BoltzmannMachine or RBM")
+    as_generator(rng)  # not used by exact statistics, but checked like everywhere
     return model._exact_statistics(model._check_data(batch, "batch"))
 
 
@@ -112,7 +114,7 @@ class ContrastiveDivergence:
     """
 
     def __init__(self, k=1):
-        self.k = check_integer(k, "k", minimum=1)
+        self.k = check_count(k, "k", minimum=1)
 
     def __repr__(self):
         return f"ContrastiveDivergence(k={self.k})"
@@ -157,8 +159,8 @@ class PersistentContrastiveDivergence:
     """
 
     def __init__(self, k=1, n_chains=200):
-        self.k = check_integer(k, "k", minimum=1)
-        self.n_chains = check_integer(n_chains, "n_chains", minimum=1)
+        self.k = check_count(k, "k", minimum=1)
+        self.n_chains = check_count(n_chains, "n_chains", minimum=1)
         self.chains = None
 
     def __repr__(self):
@@ -221,6 +223,7 @@ class SampledStatistics:
 
     Examples
     --------
+    >>> import numpy as np
     >>> import bmlib as bm
     >>> machine = bm.BoltzmannMachine(2, W=[[0, 1], [1, 0]])
     >>> provider = bm.SampledStatistics(n_chains=200, n_samples=50)
@@ -232,12 +235,12 @@ class SampledStatistics:
     """
 
     def __init__(self, n_chains=100, n_samples=20, burn_in=20, thin=1, persistent=False, rule="heat_bath"):
-        self.n_chains = check_integer(n_chains, "n_chains", minimum=2)
-        self.n_samples = check_integer(n_samples, "n_samples", minimum=1)
-        self.burn_in = check_integer(burn_in, "burn_in", minimum=0)
-        self.thin = check_integer(thin, "thin", minimum=1)
+        self.n_chains = check_count(n_chains, "n_chains", minimum=2)
+        self.n_samples = check_count(n_samples, "n_samples", minimum=1)
+        self.burn_in = check_count(burn_in, "burn_in", minimum=0)
+        self.thin = check_count(thin, "thin", minimum=1)
         self.persistent = check_bool(persistent, "persistent")
-        self.rule = rule
+        self.rule = check_choice(rule, "rule", ("heat_bath", "metropolis"))
         self.chains = None
         self.standard_errors = None
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._threads import thin_blas
-from .._checks import check_bool, check_choice, check_integer, check_real
+from .._checks import check_bool, check_choice, check_count, check_real
 from .._progress import progress_bar
 from .._random import as_generator
 from .machine import BoltzmannMachine
@@ -213,13 +213,13 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     """
     model = _check_model(model)
     data = model._check_data(data)
-    epochs = check_integer(epochs, "epochs", minimum=0)
+    epochs = check_count(epochs, "epochs", minimum=0)
     learning_rate = check_real(learning_rate, "learning_rate", positive=True)
     momentum = check_real(momentum, "momentum", nonnegative=True)
     if momentum >= 1:
         raise ValueError(f"momentum must be in [0, 1); got {momentum!r}")
     weight_decay = check_real(weight_decay, "weight_decay", nonnegative=True)
-    batch_size = None if batch_size is None else check_integer(batch_size, "batch_size", minimum=1)
+    batch_size = None if batch_size is None else check_count(batch_size, "batch_size", minimum=1)
     progress = check_bool(progress, "progress", allow_none=True)
     update = check_choice(update, "update", ("gradient", "sign"))
     if callback is not None and not callable(callback):
@@ -242,12 +242,21 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
                 clamped, free = _check_statistics(model, provider(model, data[rows], gen))
                 for p, grad in model._gradient(clamped, free).items():
                     theta = getattr(model, p)
-                    if p in model._decayed and weight_decay:
-                        grad = grad - weight_decay * theta
-                    if update == "sign":
-                        grad = np.sign(grad)
-                    velocity[p] = momentum * velocity[p] + learning_rate * grad
-                    setattr(model, p, theta + velocity[p])
+                    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below
+                        if p in model._decayed and weight_decay:
+                            grad = grad - weight_decay * theta
+                        if update == "sign":
+                            grad = np.sign(grad)
+                        step = momentum * velocity[p] + learning_rate * grad
+                        new = theta + step
+                    if not np.isfinite(new).all():  # overflow: stop with the model as it was, saying why
+                        raise ValueError(
+                            f"training diverged in epoch {first + done + 1}: the update made {p} non-finite; "
+                            f"lower learning_rate (= {learning_rate:g}) or weight_decay (= {weight_decay:g}), "
+                            "or use update='sign'"
+                        )
+                    velocity[p] = step
+                    setattr(model, p, new)
             done += 1
             if measure:
                 values.append(measure(model, data))

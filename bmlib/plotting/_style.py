@@ -44,12 +44,14 @@ def state_labels(states, units=None):
 
     Examples
     --------
-    >>> state_labels([[1, -1, 1], [-1, -1, 1]])
+    >>> bm.state_labels([[1, -1, 1], [-1, -1, 1]])
     ['+-+', '--+']
-    >>> state_labels([1, 0, 1], units="bits")
+    >>> bm.state_labels([1, 0, 1], units="bits")
     '101'
     """
     arr = np.asarray(states)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"states must have shape (n,) or (m, n); got shape {arr.shape}")
     units = check_units(units) if units is not None else infer_units(arr, "states")
     check_states(arr, arr.shape[-1] if arr.ndim else 1, units, name="states")
     symbols = {"spins": {-1: "-", 1: "+"}, "bits": {0: "0", 1: "1"}}[units]

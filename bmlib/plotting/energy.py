@@ -2,10 +2,20 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_model, check_states, check_temperature, check_units, infer_units
+from .._checks import (
+    check_bool,
+    check_instance,
+    check_model,
+    check_states,
+    check_temperature,
+    check_units,
+    infer_units,
+)
+from ..descent import DescentPath
 from ..energy import energy, is_stable
 from ..exact import boltzmann_distribution
 from ..states import all_states
@@ -121,7 +131,7 @@ def plot_network(W, b=None, s=None, ax=None, show_values=None):
     Examples
     --------
     >>> import matplotlib.pyplot as plt
-    >>> fig = plot_network([[0, 1, -1], [1, 0, 0.5], [-1, 0.5, 0]], s=[1, 1, -1])
+    >>> fig = bm.plot_network([[0, 1, -1], [1, 0, 0.5], [-1, 0.5, 0]], s=[1, 1, -1])
     >>> len(fig.axes)
     1
     >>> plt.close(fig)
@@ -129,7 +139,13 @@ def plot_network(W, b=None, s=None, ax=None, show_values=None):
     W, b_checked = check_model(W, b)
     if s is not None:
         s = check_states(s, W.shape[0], name="s")
-    if ax is None:
+        if s.ndim != 1:
+            raise ValueError(f"s must be one state of shape ({W.shape[0]},); got shape {s.shape}")
+    if show_values is not None:
+        show_values = check_bool(show_values, "show_values")
+    if ax is not None:
+        check_instance(ax, "ax", Axes, "a matplotlib Axes")
+    else:
         ax = _new_figure((3.6, 3.6)).add_subplot()
     _draw_network(ax, W, None if b is None else b_checked, s, show_values)
     return ax.figure
@@ -162,7 +178,7 @@ def plot_energy_landscape(W, b=None, T=1.0, units="spins"):
     Examples
     --------
     >>> import matplotlib.pyplot as plt
-    >>> fig = plot_energy_landscape([[0, 1], [1, 0]], b=[0.5, 0])
+    >>> fig = bm.plot_energy_landscape([[0, 1], [1, 0]], b=[0.5, 0])
     >>> len(fig.axes), len(fig.axes[0].collections[0].get_paths())  # 3 panels, 4 bars
     (3, 4)
     >>> plt.close(fig)
@@ -206,13 +222,19 @@ def plot_descent(path, W=None, b=None, units=None):
     >>> import matplotlib.pyplot as plt
     >>> from bmlib import energy_descent
     >>> W = [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
-    >>> fig = plot_descent(energy_descent([1, -1, -1], W), W)
+    >>> fig = bm.plot_descent(energy_descent([1, -1, -1], W), W)
     >>> len(fig.axes)
     2
     >>> plt.close(fig)
     """
+    check_instance(path, "path", DescentPath, "a DescentPath from bmlib.energy_descent")
     if W is not None:
         W, b = check_model(W, b)
+        if W.shape[0] != path.states.shape[-1]:
+            raise ValueError(f"W must have shape ({path.states.shape[-1]}, {path.states.shape[-1]}) to match "
+                             f"the states of path; got shape {W.shape}")
+    elif b is not None:
+        raise ValueError("b was given without W; pass the weights too (or neither)")
     if units is not None:
         units = check_units(units)
     fig = _new_figure((6, 3.8))

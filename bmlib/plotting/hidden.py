@@ -5,7 +5,14 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_states
+from .._checks import (
+    check_finite_data,
+    check_instance,
+    check_labels,
+    check_mask,
+    check_sequence,
+    check_states,
+)
 from ..datasets import encoder_patterns
 from ..exact import boltzmann_distribution, clamped_moments
 from ..learning.encoder import encoder_report
@@ -26,12 +33,15 @@ _PROBABILITY = LinearSegmentedColormap.from_list("probability", [UNIT_OFF, UNIT_
 MAX_MIXTURE_HIDDEN = 2
 
 
-def _joined(run):
+def _joined(run, name):
     """A TrainingHistory, or a list of them trained one after the other, as one (epochs, values, monitor)."""
-    parts = [run] if isinstance(run, TrainingHistory) else list(run)
-    if not parts or not all(isinstance(h, TrainingHistory) and len(h.values) for h in parts):
-        raise TypeError("each run must be a TrainingHistory with recorded values (monitor not None), "
-                        "or a list of them trained one after the other")
+    what = "a TrainingHistory with recorded values (monitor not None), or a list of them trained one after the other"
+    parts = check_sequence(run, name, what, allow_single=TrainingHistory)
+    for k, h in enumerate(parts):
+        check_instance(h, f"{name}[{k}]" if len(parts) > 1 or run is not h else name, TrainingHistory, what)
+        if not len(h.values):
+            raise TypeError(f"{name} must be {what}; it has no recorded values")
+        check_finite_data(h.values, f"{name} values")
     values = np.concatenate([parts[0].values] + [h.values[1:] for h in parts[1:]])
     return np.arange(len(values)), values, parts[0].monitor
 
@@ -39,9 +49,9 @@ def _joined(run):
 def _draw_curves(ax, runs, levels):
     monitor = None
     for k, (label, run) in enumerate(runs.items()):
-        epochs, values, monitor = _joined(run)
+        epochs, values, monitor = _joined(run, f"runs[{label!r}]")
         ax.plot(epochs, values, color=_RUN_COLOURS[k % len(_RUN_COLOURS)], lw=1.4, label=label)
-    for k, (label, value) in enumerate((levels or {}).items()):  # in the legend: labels beside lines collide
+    for k, (label, value) in enumerate(levels.items()):  # in the legend: labels beside lines collide
         ax.axhline(value, ls=_LEVEL_STYLES[k % len(_LEVEL_STYLES)], lw=1, color="#707070", zorder=0, label=label)
     name = monitor.replace("_", "-") if monitor else "value"
     ax.set_xlabel("epoch", fontsize=FONT_SIZE)
@@ -76,16 +86,29 @@ def plot_log_likelihood_curves(runs, levels=None, ylim=None):
 
     Examples
     --------
+    >>> import numpy as np
     >>> import matplotlib.pyplot as plt, bmlib as bm
     >>> data = bm.parity_patterns(3, units="spins")
     >>> history = bm.train(bm.BoltzmannMachine(3, 1, rng=0), data, epochs=5)
-    >>> fig = plot_log_likelihood_curves({"one hidden unit": history}, levels={"-log 4": -np.log(4)})
+    >>> fig = bm.plot_log_likelihood_curves({"one hidden unit": history}, levels={"-log 4": -np.log(4)})
     >>> len(fig.axes[0].lines)
     2
     >>> plt.close(fig)
     """
     if not isinstance(runs, dict) or not runs:
-        raise TypeError("runs must be a non-empty dict: label -> TrainingHistory (or a list of them)")
+        raise TypeError("runs must be a non-empty dict: label -> TrainingHistory (or a list of them); "
+                        f"got {runs!r:.60}")
+    for label, run in runs.items():
+        _joined(run, f"runs[{label!r}]")
+    levels = {} if levels is None else levels
+    if not isinstance(levels, dict):
+        raise TypeError(f"levels must be a dict: label -> value; got {levels!r:.60} of type {type(levels).__name__}")
+    levels = {label: float(check_finite_data(value, f"levels[{label!r}]")) if np.ndim(value) == 0 else
+              _refuse_level(label, value) for label, value in levels.items()}
+    if ylim is not None:
+        ylim = check_finite_data(ylim, "ylim")
+        if ylim.shape != (2,) or not ylim[0] < ylim[1]:
+            raise ValueError(f"ylim must be a pair (low, high) with low < high; got {ylim.tolist()}")
     fig = _new_figure((6.0, 3.0))
     ax = fig.add_subplot()
     _draw_curves(ax, runs, levels)
@@ -93,6 +116,10 @@ def plot_log_likelihood_curves(runs, levels=None, ylim=None):
         ax.set_ylim(*ylim)
     ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="best")
     return fig
+
+
+def _refuse_level(label, value):
+    raise ValueError(f"levels[{label!r}] must be one number (a horizontal line); got shape {np.shape(value)}")
 
 
 def _check_machine(machine, name="machine"):
@@ -155,7 +182,7 @@ def plot_hidden_mixture(machine, data=None):
     --------
     >>> import matplotlib.pyplot as plt, bmlib as bm
     >>> machine = bm.BoltzmannMachine(3, 1, rng=0)
-    >>> fig = plot_hidden_mixture(machine, bm.parity_patterns(3, units="spins"))
+    >>> fig = bm.plot_hidden_mixture(machine, bm.parity_patterns(3, units="spins"))
     >>> len(fig.axes[0].containers)  # one stack per hidden state
     2
     >>> plt.close(fig)
@@ -165,7 +192,11 @@ def plot_hidden_mixture(machine, data=None):
         raise ValueError(f"plot_hidden_mixture draws machines with 1 to {MAX_MIXTURE_HIDDEN} hidden units and at "
                          f"most 8 visible units; got n_hidden = {machine.n_hidden}, n_visible = {machine.n_visible}")
     if data is not None:
-        data = np.atleast_2d(check_states(data, machine.n_visible, machine.units, "data"))
+        data = check_states(data, machine.n_visible, machine.units, "data")
+        if data.ndim > 2:
+            raise ValueError(f"data must have shape (P, {machine.n_visible}), one pattern per row; "
+                             f"got shape {data.shape}")
+        data = np.atleast_2d(data)
     fig = _new_figure((5.6, 3.0))
     ax = fig.add_subplot()
     _draw_mixture(ax, machine, data)
@@ -246,24 +277,42 @@ def plot_encoder_codes(machines, titles=None):
     --------
     >>> import matplotlib.pyplot as plt, bmlib as bm
     >>> machine = bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), units="bits", rng=0)
-    >>> fig = plot_encoder_codes(machine)
+    >>> fig = bm.plot_encoder_codes(machine)
     >>> len(fig.axes), fig.axes[0].images[0].get_array().shape  # 4 patterns; 4 + 2 + 4 cells and 2 gaps
     (1, (4, 12))
     >>> plt.close(fig)
     """
-    machines = [machines] if isinstance(machines, BoltzmannMachine) else list(machines)
-    if not machines:
-        raise TypeError("machines must be a BoltzmannMachine or a non-empty sequence of them")
-    for machine in machines:
-        _check_machine(machine, "each machine")
-    titles = list(titles) if titles is not None else [None] * len(machines)
-    if len(titles) != len(machines):
-        raise ValueError(f"titles must have one entry per machine ({len(machines)}); got {len(titles)}")
+    machines = check_sequence(machines, "machines", "a BoltzmannMachine or a non-empty sequence of them",
+                              allow_single=BoltzmannMachine)
+    for k, machine in enumerate(machines):
+        _check_machine(machine, f"machines[{k}]")
+    titles = check_labels(titles, len(machines), "titles", "machine")
     fig = _new_figure((4.3 * len(machines), 2.2))
     axes = fig.subplots(1, len(machines), squeeze=False)[0]
     for ax, machine, title in zip(axes, machines, titles):
         _draw_encoder(ax, machine, title)
     return fig
+
+
+def _check_phases(value, name):
+    """``(clamped, free)``, each ``(mean (n,), second (n, n))`` of finite numbers, as exact_statistics returns."""
+    what = "a pair (clamped, free) of (mean, second) pairs, as bmlib.exact_statistics returns"
+    phases = check_sequence(value, name, what)
+    if len(phases) != 2:
+        raise ValueError(f"{name} must be {what}; got {len(phases)} entries")
+    checked = []
+    for phase, label in zip(phases, ("clamped", "free")):
+        parts = check_sequence(phase, f"{name} {label} phase", "a pair (mean, second)")
+        if len(parts) != 2:
+            raise ValueError(f"{name} {label} phase must be a pair (mean, second); got {len(parts)} entries")
+        mean = check_finite_data(parts[0], f"{name} {label} mean")
+        second = check_finite_data(parts[1], f"{name} {label} second moments")
+        n = mean.shape[0] if mean.ndim == 1 else -1
+        if mean.ndim != 1 or second.shape != (n, n):
+            raise ValueError(f"{name} {label} phase must hold a mean of shape (n,) and second moments of shape "
+                             f"(n, n); got shapes {mean.shape} and {second.shape}")
+        checked.append((mean, second))
+    return checked
 
 
 def _pairs(phase, mask):
@@ -306,20 +355,25 @@ def plot_estimated_statistics(reference, estimates, mask=None, titles=("clamped 
     >>> machine = bm.BoltzmannMachine(3, 1, rng=0)
     >>> data = bm.parity_patterns(3, units="spins")
     >>> exact = bm.exact_statistics(machine, data)
-    >>> fig = plot_estimated_statistics(exact, {"exact again": exact})
+    >>> fig = bm.plot_estimated_statistics(exact, {"exact again": exact})
     >>> len(fig.axes), len(fig.axes[1].collections[0].get_offsets())  # 6 pairs of 4 units
     (2, 6)
     >>> plt.close(fig)
     """
+    reference = _check_phases(reference, "reference")
+    shape = reference[0][1].shape
     if not isinstance(estimates, dict) or not estimates:
-        raise TypeError("estimates must be a non-empty dict: label -> (clamped, free)")
+        raise TypeError(f"estimates must be a non-empty dict: label -> (clamped, free); got {estimates!r:.60}")
+    estimates = {label: _check_phases(phases, f"estimates[{label!r}]") for label, phases in estimates.items()}
+    for label, phases in estimates.items():
+        if any(phase[1].shape != shape for phase in phases):
+            raise ValueError(f"estimates[{label!r}] must have pair statistics of the reference's shape {shape}, "
+                             "the same pairs per phase")
+    if mask is not None:
+        mask = check_mask(mask, shape[0])
+    titles = check_labels(titles, 2, "titles", "phase (clamped, free)")
     fig = _new_figure((6.6, 3.3))
     axes = fig.subplots(1, 2)
-    shape = np.shape(reference[0][1])
-    for label, phases in estimates.items():
-        if any(np.shape(phase[1]) != shape for phase in phases):
-            raise ValueError(f"estimate {label!r} must have pair statistics of the reference's shape {shape}, "
-                             "the same pairs per phase")
     values = [_pairs(phase, mask) for phase in reference]
     guesses = {label: [_pairs(phase, mask) for phase in phases] for label, phases in estimates.items()}
     everything = np.concatenate(values + [g for pair in guesses.values() for g in pair])

@@ -5,7 +5,17 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import _as_real_array, check_integer, check_real, check_states, check_weights
+from .._checks import (
+    _as_real_array,
+    check_count,
+    check_instance,
+    check_labels,
+    check_real,
+    check_sequence,
+    check_states,
+    check_temperatures,
+    check_weights,
+)
 from ..energy import energy
 from ..ising_exact import (
     critical_temperature,
@@ -42,8 +52,11 @@ def _lattice_grids(states, shape):
                     f"states of {arr.shape[1]} spins do not fill a square lattice; pass shape=(rows, cols)"
                 )
             shape = (side, side)
-    rows = check_integer(shape[0], "shape[0]", minimum=2)
-    cols = check_integer(shape[1], "shape[1]", minimum=2)
+    shape = check_sequence(shape, "shape", "a pair (rows, cols)")
+    if len(shape) != 2:
+        raise ValueError(f"shape must be a pair (rows, cols); got {len(shape)} entries")
+    rows = check_count(shape[0], "shape[0]", minimum=2)
+    cols = check_count(shape[1], "shape[1]", minimum=2)
     flat = check_states(arr.reshape(arr.shape[0], -1), rows * cols, "spins", name="states")
     return flat.reshape(-1, rows, cols), (rows, cols)
 
@@ -164,9 +177,10 @@ def plot_lattices(states, labels=None, shape=None, J=1.0, h=0.0):
 
     Examples
     --------
+    >>> import numpy as np
     >>> import matplotlib.pyplot as plt
     >>> up, stripes = np.ones(16), np.repeat([1, -1, 1, -1], 4)
-    >>> fig = plot_lattices([up, stripes], labels=["all up", "stripes"])
+    >>> fig = bm.plot_lattices([up, stripes], labels=["all up", "stripes"])
     >>> [ax.get_title() for ax in fig.axes]
     ['all up\\ne = -2.00, m = 1.00', 'stripes\\ne = 0.00, m = 0.00']
     >>> plt.close(fig)
@@ -174,8 +188,7 @@ def plot_lattices(states, labels=None, shape=None, J=1.0, h=0.0):
     grids, (rows, cols) = _lattice_grids(states, shape)
     J, h = check_real(J, "J"), check_real(h, "h")
     k = grids.shape[0]
-    if labels is not None and len(labels) != k:
-        raise ValueError(f"labels must have one entry per state ({k}); got {len(labels)}")
+    labels = None if labels is None else check_labels(labels, k, "labels", "state")
     e = _energy_per_spin(grids, J, h)
     m = grids.reshape(k, -1).mean(axis=1)
     fig = _new_figure((min(2.0 * k, 10.0) + 0.2, min(2.0, 10.0 / k) * rows / cols + 0.6))
@@ -210,16 +223,14 @@ def plot_coupling_matrices(matrices, titles=None):
     --------
     >>> import matplotlib.pyplot as plt
     >>> import bmlib as bm
-    >>> fig = plot_coupling_matrices([bm.chain_couplings(6), bm.sk_couplings(6, rng=0)], ["ring", "SK"])
+    >>> fig = bm.plot_coupling_matrices([bm.chain_couplings(6), bm.sk_couplings(6, rng=0)], ["ring", "SK"])
     >>> [ax.get_title() for ax in fig.axes[:2]]
     ['ring', 'SK']
     >>> plt.close(fig)
     """
+    matrices = check_sequence(matrices, "matrices", "a sequence of coupling matrices")
     Ws = [check_weights(W, f"matrices[{i}]") for i, W in enumerate(matrices)]
-    if not Ws:
-        raise ValueError("matrices must hold at least one coupling matrix")
-    if titles is not None and len(titles) != len(Ws):
-        raise ValueError(f"titles must have one entry per matrix ({len(Ws)}); got {len(titles)}")
+    titles = None if titles is None else check_labels(titles, len(Ws), "titles", "matrix")
     fig = _new_figure((3.7 * len(Ws), 3.3))
     axes = np.atleast_1d(fig.subplots(1, len(Ws)))
     images = [_draw_coupling_matrix(ax, W, None if titles is None else titles[i]) for i, (ax, W) in
@@ -265,17 +276,21 @@ def plot_phase_transition(temperatures, scan, L, J=1.0):
     >>> import bmlib as bm
     >>> T = [2.0, 2.5]
     >>> scan = bm.temperature_scan(bm.SquareLattice(8), None, T, n_samples=100, n_chains=2, rng=0)
-    >>> fig = plot_phase_transition(T, scan, L=8)
+    >>> fig = bm.plot_phase_transition(T, scan, L=8)
     >>> len(fig.axes)
     4
     >>> plt.close(fig)
     """
-    T = _as_real_array(temperatures, "temperatures")
-    if T.ndim != 1 or T.size == 0:
-        raise ValueError(f"temperatures must be a non-empty 1-D sequence; got shape {T.shape}")
-    L = check_integer(L, "L", minimum=2)
+    T = check_temperatures(temperatures)
+    L = check_count(L, "L", minimum=2)
     J = check_real(J, "J", positive=True)
+    if (T / J).min() < 1e-3 or (T / J).max() > 1e3:
+        # The figure is about the transition at T_c = 2.27 J; far from it every curve is flat, and
+        # Kaufman's formula at T / J ~ 1e300 needs hundreds of digits per point.
+        raise ValueError(f"J must be comparable to the temperatures for this figure (T / J within 1e-3 ... 1e3); "
+                         f"got J = {J!r} with T from {T.min():g} to {T.max():g}")
     needed = ("abs_magnetization", "energy_per_unit", "specific_heat")
+    check_instance(scan, "scan", dict, "the dict returned by bm.temperature_scan")
     for name in needed:
         if name not in scan or not isinstance(scan[name], Estimate):
             raise ValueError(f"scan must be the dict returned by bm.temperature_scan; it has no Estimate {name!r}")

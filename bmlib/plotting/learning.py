@@ -5,7 +5,16 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_integer, check_states
+from .._checks import (
+    check_count,
+    check_data,
+    check_finite_data,
+    check_instance,
+    check_labels,
+    check_optional_real,
+    check_sequence,
+    check_states,
+)
 from ..learning.machine import BoltzmannMachine
 from ..learning.statistics import exact_statistics
 from ..learning.training import TrainingHistory
@@ -94,14 +103,17 @@ def plot_pixel_images(images, samples=None, shape=(2, 5), n_show=12, n_columns=6
     Examples
     --------
     >>> import matplotlib.pyplot as plt, bmlib as bm
-    >>> fig = plot_pixel_images(bm.ten_pixel_images(), bm.TEN_PIXEL_PROTOTYPES)
+    >>> fig = bm.plot_pixel_images(bm.ten_pixel_images(), bm.TEN_PIXEL_PROTOTYPES)
     >>> len(fig.axes)
     2
     >>> plt.close(fig)
     """
-    shape = tuple(int(check_integer(k, "shape", minimum=1)) for k in shape)
-    n_show = check_integer(n_show, "n_show", minimum=1)
-    n_columns = check_integer(n_columns, "n_columns", minimum=1)
+    shape = check_sequence(shape, "shape", "a pair (rows, cols) of image sizes")
+    if len(shape) != 2:
+        raise ValueError(f"shape must be a pair (rows, cols) of image sizes; got {len(shape)} entries")
+    shape = tuple(check_count(k, f"shape[{i}]", minimum=1) for i, k in enumerate(shape))
+    n_show = check_count(n_show, "n_show", minimum=1)
+    n_columns = check_count(n_columns, "n_columns", minimum=1)
     groups = [_spread(_check_images(images, shape, "images"), n_show)]
     if samples is not None:
         groups.append(_spread(_check_images(samples, shape, "samples"), n_show))
@@ -170,21 +182,21 @@ def plot_moment_match(models, data, titles=None):
     --------
     >>> import matplotlib.pyplot as plt, bmlib as bm
     >>> data = bm.ten_pixel_images()
-    >>> fig = plot_moment_match([bm.BoltzmannMachine(10, rng=0)], data, titles=["before training"])
+    >>> fig = bm.plot_moment_match([bm.BoltzmannMachine(10, rng=0)], data, titles=["before training"])
     >>> len(fig.axes), len(fig.axes[0].collections[0].get_offsets())  # 45 pairs
     (1, 45)
     >>> plt.close(fig)
     """
-    models = [models] if isinstance(models, BoltzmannMachine) else list(models)
-    if not models or not all(isinstance(m, BoltzmannMachine) for m in models):
-        raise TypeError("models must be a BoltzmannMachine or a sequence of them")
-    titles = list(titles) if titles is not None else [None] * len(models)
-    if len(titles) != len(models):
-        raise ValueError(f"titles must have one entry per model ({len(models)}); got {len(titles)}")
+    models = check_sequence(models, "models", "a BoltzmannMachine or a sequence of them", allow_single=BoltzmannMachine)
+    for k, model in enumerate(models):
+        check_instance(model, f"models[{k}]", BoltzmannMachine, "a bmlib BoltzmannMachine")
+    titles = check_labels(titles, len(models), "titles", "model")
+    # Check the data here, so that an error names data (not exact_statistics' batch).
+    data = [check_data(data, model.n_visible, model.units, "data") for model in models]
     fig = _new_figure((3.3 * len(models), 3.4))
     axes = fig.subplots(1, len(models), squeeze=False)[0]
-    for ax, model, title in zip(axes, models, titles):
-        clamped, free = exact_statistics(model, data)
+    for ax, model, title, batch in zip(axes, models, titles, data):
+        clamped, free = exact_statistics(model, batch)
         label = "data" if model.n_hidden == 0 else "clamped"
         _draw_moment_match(ax, clamped, free, model.mask, model.units, title, label)
     axes[0].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left", handletextpad=0.2)
@@ -192,16 +204,18 @@ def plot_moment_match(models, data, titles=None):
 
 
 def _histories(histories, labels):
-    if isinstance(histories, TrainingHistory):
-        histories = [histories]
     if isinstance(histories, dict):
-        labels, histories = list(histories), list(histories.values())
-    histories = list(histories)
-    if not histories or not all(isinstance(h, TrainingHistory) and len(h.values) for h in histories):
-        raise TypeError("histories must be TrainingHistory objects with recorded values (monitor not None)")
-    labels = list(labels) if labels is not None else [None] * len(histories)
-    if len(labels) != len(histories):
-        raise ValueError(f"labels must have one entry per history ({len(histories)}); got {len(labels)}")
+        if labels is not None:
+            raise ValueError("labels must be None when histories is a dict (its keys are the labels)")
+        labels, histories = [str(key) for key in histories], list(histories.values())
+    histories = check_sequence(histories, "histories", "a TrainingHistory, a sequence of them or a dict "
+                               "label -> TrainingHistory", allow_single=TrainingHistory)
+    for k, h in enumerate(histories):
+        check_instance(h, f"histories[{k}]", TrainingHistory, "a TrainingHistory (what bmlib.train returns)")
+        if not len(h.values):
+            raise TypeError(f"histories[{k}] must have recorded values (train with monitor not None); it has none")
+        check_finite_data(h.values, f"histories[{k}].values")
+    labels = check_labels(labels, len(histories), "labels", "history")
     return histories, labels
 
 
@@ -244,15 +258,17 @@ def plot_training_history(histories, labels=None, best=None):
 
     Examples
     --------
+    >>> import numpy as np
     >>> import matplotlib.pyplot as plt, bmlib as bm
     >>> data = bm.parity_patterns(3, units="spins")
     >>> history = bm.train(bm.BoltzmannMachine(3, rng=0), data, epochs=5)
-    >>> fig = plot_training_history({"exact": history}, best=-3 * np.log(2))
+    >>> fig = bm.plot_training_history({"exact": history}, best=-3 * np.log(2))
     >>> len(fig.axes)
     2
     >>> plt.close(fig)
     """
     histories, labels = _histories(histories, labels)
+    best = check_optional_real(best, "best")
     fig = _new_figure((7.0 if best is not None else 4.2, 3.0))
     axes = fig.subplots(1, 2 if best is not None else 1, squeeze=False)[0]
     _draw_history(axes[0], histories, labels, best)

@@ -15,7 +15,21 @@ import warnings
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import ConvergenceWarning, check_integer, check_model, check_real, check_temperature, check_units
+from .._checks import (
+    ConvergenceWarning,
+    check_bool,
+    check_choice,
+    check_labels,
+    check_sequence,
+    check_temperature_range,
+    check_integer,
+    check_model,
+    check_real,
+    check_temperature,
+    check_temperatures,
+    check_units,
+)
+from .._random import as_generator
 from ..exact import exact_moments
 from ..lattices import curie_weiss_couplings
 from ..learning.machine import BoltzmannMachine
@@ -175,19 +189,15 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
     Examples
     --------
     >>> import matplotlib.pyplot as plt
-    >>> fig = plot_self_consistency(J=1.0, temperatures=(1.5, 0.5), n=4)
+    >>> fig = bm.plot_self_consistency(J=1.0, temperatures=(1.5, 0.5), n=4)
     >>> len(fig.axes)
     2
     >>> plt.close(fig)
     """
     J, b = check_real(J, "J"), check_real(b, "b")
-    temperatures = [check_temperature(T) for T in np.atleast_1d(temperatures)]
-    if not temperatures:
-        raise ValueError("temperatures must hold at least one temperature")
+    temperatures = check_temperatures(temperatures).tolist()
     n = check_integer(n, "n", minimum=2, maximum=16)
-    T_range = tuple(check_temperature(T, "T_range") for T in T_range)
-    if len(T_range) != 2 or T_range[0] >= T_range[1]:
-        raise ValueError(f"T_range must be (low, high) with low < high; got {T_range}")
+    T_range = check_temperature_range(T_range, "T_range")
     if start is not None:
         start = check_real(start, "start")
         if not -1 <= start <= 1:
@@ -210,8 +220,11 @@ def _as_model(model, k):
                         f"got {type(model).__name__}") from None
     if len(rest) > 1:
         raise TypeError(f"models[{k}] must be a tuple (W, b, T) or (W, b, T, units); got {len(rest) + 3} items")
-    W, b = check_model(W, b)
-    return W, b, check_temperature(T), check_units(rest[0] if rest else "spins")
+    try:
+        W, b = check_model(W, b)
+        return W, b, check_temperature(T), check_units(rest[0] if rest else "spins")
+    except (TypeError, ValueError) as exc:  # say which model: "models[1]: W must be symmetric; ..."
+        raise type(exc)(f"models[{k}]: {exc}") from None
 
 
 def _mean_field_moments(W, b, T, units, method, linear_response, rng):
@@ -286,21 +299,18 @@ def plot_mean_field_accuracy(models, titles=None, linear_response=False, method=
     --------
     >>> import matplotlib.pyplot as plt, bmlib as bm
     >>> W = bm.sk_couplings(6, rng=0)
-    >>> fig = plot_mean_field_accuracy([(W, None, 2.0), (W, None, 0.5)], titles=["T = 2", "T = 0.5"])
+    >>> fig = bm.plot_mean_field_accuracy([(W, None, 2.0), (W, None, 0.5)], titles=["T = 2", "T = 0.5"])
     >>> len(fig.axes), len(fig.axes[0].collections[0].get_offsets())  # 15 pairs
     (2, 15)
     >>> plt.close(fig)
     """
-    if isinstance(models, (BoltzmannMachine, tuple)):
-        models = [models]
+    models = check_sequence(models, "models", "a BoltzmannMachine, a tuple (W, b, T) or a list of them",
+                            allow_single=(BoltzmannMachine, tuple))
     models = [_as_model(model, k) for k, model in enumerate(models)]
-    if not models:
-        raise ValueError("models must hold at least one model")
-    titles = list(titles) if titles is not None else [None] * len(models)
-    if len(titles) != len(models):
-        raise ValueError(f"titles must have one entry per model ({len(models)}); got {len(titles)}")
-    if method not in ("naive", "tap"):
-        raise ValueError(f'method must be "naive" or "tap"; got {method!r}')
+    titles = check_labels(titles, len(models), "titles", "model")
+    method = check_choice(method, "method", ("naive", "tap"))
+    linear_response = check_bool(linear_response, "linear_response")
+    as_generator(rng)  # checked here; each model's solver is seeded from rng itself, as before
     fig = _new_figure((3.3 * len(models), 3.5))
     axes = fig.subplots(1, len(models), squeeze=False)[0]
     for ax, (W, b, T, units), title in zip(axes, models, titles):

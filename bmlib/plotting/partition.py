@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import MaxNLocator, NullLocator
 
+from .._checks import check_temperature, check_temperatures
 from ..partition_study import METHODS, SAMPLING, LogZComparison
 from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _new_figure, _tidy
 
@@ -151,13 +152,17 @@ def plot_log_z_errors(comparison, budget=None, mark_T=None, mark_label=None):
     --------
     >>> import bmlib as bm, matplotlib.pyplot as plt
     >>> comp = bm.compare_log_z(bm.sk_couplings(8, rng=0), temperatures=[2.0, 1.0], budgets=[1000], rng=0)
-    >>> fig = plot_log_z_errors(comp, mark_T=1.0, mark_label="T = J")
+    >>> fig = bm.plot_log_z_errors(comp, mark_T=1.0, mark_label="T = J")
     >>> len(fig.axes)
     3
     >>> plt.close(fig)
     """
     comp = _check_comparison(comparison)
     k = comp._budget_index(budget)
+    if mark_T is not None:
+        mark_T = check_temperature(mark_T, "mark_T")
+    if mark_label is not None and not isinstance(mark_label, str):
+        raise TypeError(f"mark_label must be a string; got {mark_label!r:.60} of type {type(mark_label).__name__}")
     fig = _new_figure((8.0, 6.0))
     grid = fig.add_gridspec(2, 2, height_ratios=[2, 3])
     ax_z = fig.add_subplot(grid[0, :])
@@ -204,7 +209,7 @@ def plot_log_z_cost(comparison, temperatures=None):
     --------
     >>> import bmlib as bm, matplotlib.pyplot as plt
     >>> comp = bm.compare_log_z(bm.sk_couplings(8, rng=0), temperatures=[2.0, 1.0], budgets=[300, 1000], rng=0)
-    >>> fig = plot_log_z_cost(comp)
+    >>> fig = bm.plot_log_z_cost(comp)
     >>> len(fig.axes)
     2
     >>> plt.close(fig)
@@ -215,7 +220,7 @@ def plot_log_z_cost(comparison, temperatures=None):
         index = sorted({0, len(T) // 2, len(T) - 1})
     else:
         index = []
-        for value in np.atleast_1d(temperatures).tolist():
+        for value in check_temperatures(temperatures).tolist():
             match = np.flatnonzero(np.isclose(T, value))
             if match.size == 0:
                 raise ValueError(f"temperatures must be among the comparison's {[round(float(t), 4) for t in T]}; got {value}")

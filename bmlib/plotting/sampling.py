@@ -13,7 +13,17 @@ import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_integer, check_model, check_states, check_temperature, check_units, infer_units
+from .._checks import (
+    check_count,
+    check_finite_data,
+    check_instance,
+    check_model,
+    check_optional_real,
+    check_states,
+    check_temperature,
+    check_units,
+    infer_units,
+)
 from ..exact import boltzmann_distribution
 from ..sampling.chains import SampleResult
 from ..sampling.diagnostics import _autocorrelation, _series, autocorrelation_time
@@ -260,15 +270,17 @@ def plot_autocorrelation(series, label="energy E", n_trace=400, max_lag=None):
     2
     >>> plt.close(fig)
     """
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a string; got {label!r:.60} of type {type(label).__name__}")
     if not isinstance(series, dict):
         series = {"series": series}
     named = {key: _series(x, f"series[{key!r}]") for key, x in series.items()}
-    n_trace = check_integer(n_trace, "n_trace", minimum=2)
+    n_trace = check_count(n_trace, "n_trace", minimum=2)
     taus = {key: autocorrelation_time(x) for key, x in named.items()}
     if max_lag is None:
         finite = [t for t in taus.values() if np.isfinite(t)]
         max_lag = int(max(20, 4 * max(finite, default=5)))
-    max_lag = check_integer(max_lag, "max_lag", minimum=1)
+    max_lag = check_count(max_lag, "max_lag", minimum=1)
     fig = _new_figure((6.4, 4.2))
     ax_x, ax_r = fig.subplots(2, 1, gridspec_kw=dict(height_ratios=[1, 1.2]))
     greys = iter([UNIT_ON, NEUTRAL, HIGHLIGHT])
@@ -329,11 +341,14 @@ def plot_annealing(result, descent=None, ground_energy=None, n_traces=8):
     3
     >>> plt.close(fig)
     """
-    for name, run in (("result", result), ("descent", descent)):
-        if run is not None and not isinstance(run, SampleResult):
-            raise TypeError(f"{name} must be a SampleResult from bm.anneal; got {type(run).__name__}")
-    n_traces = check_integer(n_traces, "n_traces", minimum=0)
-    E, temps = result.energies, result.temperatures
+    check_instance(result, "result", SampleResult, "a SampleResult from bm.anneal")
+    if descent is not None:
+        check_instance(descent, "descent", SampleResult, "a SampleResult from bm.anneal")
+        check_finite_data(descent.energies, "descent.energies")
+    ground_energy = check_optional_real(ground_energy, "ground_energy")
+    n_traces = check_count(n_traces, "n_traces", minimum=0)
+    E = check_finite_data(result.energies, "result.energies")
+    temps = check_finite_data(result.temperatures, "result.temperatures")
     sweeps = np.arange(1, len(temps) + 1)
     fig = _new_figure((7, 4.2))
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 2.4], width_ratios=[4, 1.2])

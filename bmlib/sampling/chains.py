@@ -25,14 +25,15 @@ from .._threads import thin_blas
 from .._checks import (
     check_annealing_schedule,
     check_clamp,
-    check_integer,
+    check_count,
+    check_memory,
     check_states,
     check_temperature,
     check_units,
 )
 from .._random import as_generator
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
-from .rules import LEVELS, descend, resolve_rule
+from .rules import LEVELS, check_rule_output, descend, resolve_rule
 
 
 @dataclass(frozen=True)
@@ -130,10 +131,12 @@ def _clamp(clamped, values, n, n_chains, units):
     return index, np.broadcast_to(vals, (n_chains, index.size)).astype(np.int8)
 
 
-def _run(op, states, temperatures, keep, first_counted, rule, scan, units, clamp, rng):
+def _run(op, states, temperatures, keep, first_counted, rule, scan, units, clamp, rng, checked=True):
     """Run sweeps at ``temperatures[t]``; keep the state after sweep t where ``keep[t]``.
 
     Acceptance is counted from sweep ``first_counted`` on (burn-in excluded).
+    ``checked=False`` (a reader's own rule): every output of ``rule`` is checked
+    to hold only the two unit levels before it is stored.
     """
     n_chains, n = states.shape
     state = op.start(states)
@@ -160,9 +163,11 @@ def _run(op, states, temperatures, keep, first_counted, rule, scan, units, clamp
             if T == 0 and zero > 0:
                 fields = np.where(np.abs(fields) <= zero, 0.0, fields)
             new = update(old, fields, T, units, rng)
-            if np.shape(new) != old.shape:
-                raise ValueError(f"the update rule returned shape {np.shape(new)} for values of shape {old.shape}")
-            changed_now += op.assign(state, group, np.asarray(new, dtype=old.dtype))
+            if checked or update is descend:
+                new = np.asarray(new, dtype=old.dtype)
+            else:
+                new = check_rule_output(new, old, units, getattr(rule, "__name__", "custom"))
+            changed_now += op.assign(state, group, new)
         if sweep >= first_counted:
             changed += changed_now
             updates += updates_per_sweep
@@ -255,6 +260,7 @@ def sample(
 
     Examples
     --------
+    >>> import numpy as np
     >>> import bmlib as bm
     >>> W = [[0, 1], [1, 0]]
     >>> result = bm.sample(W, T=1.0, n_samples=2000, n_chains=8, rng=0)
@@ -266,9 +272,10 @@ def sample(
     """
     op = _operator(W, b)
     T = check_temperature(T)
-    n_samples = check_integer(n_samples, "n_samples", minimum=1)
-    burn_in = check_integer(burn_in, "burn_in", minimum=0)
-    thin = check_integer(thin, "thin", minimum=1)
+    n_samples = check_count(n_samples, "n_samples", minimum=1)
+    burn_in = check_count(burn_in, "burn_in", minimum=0)
+    thin = check_count(thin, "thin", minimum=1)
+    check_count(burn_in + n_samples * thin, "burn_in + n_samples * thin (the number of sweeps)", minimum=1)
     temperatures = np.full(burn_in + n_samples * thin, T)
     keep = np.zeros(temperatures.size, dtype=bool)
     keep[burn_in + thin - 1 :: thin] = True
@@ -339,6 +346,7 @@ def anneal(
     """
     op = _operator(W, b)
     temps, sweeps = check_annealing_schedule(schedule)
+    check_count(int(sweeps.sum()), "the total number of sweeps in schedule", minimum=1)
     temperatures = np.repeat(temps, sweeps)
     keep = np.ones(temperatures.size, dtype=bool)
     return _chains(op, temperatures, keep, 0, units, n_chains, rule, scan, clamped, values, initial, rng)
@@ -351,16 +359,20 @@ def _chains(op, temperatures, keep, first_counted, units, n_chains, rule, scan, 
         # Continuing chains (initial=result.final_state) or one clamp pattern per chain fixes the number.
         two_d = [len(a) for a in (initial, values) if a is not None and np.ndim(a) == 2]
         n_chains = two_d[0] if two_d else 1
-    n_chains = check_integer(n_chains, "n_chains", minimum=1)
-    rule_fn, rule_name = resolve_rule(rule)
+    n_chains = check_count(n_chains, "n_chains", minimum=1)
+    rule_fn, rule_name, builtin = resolve_rule(rule)
     if scan is None:
         scan = "colouring" if isinstance(op, SquareLattice) else "sequential"
     n = op.n_units
+    n_kept = int(np.count_nonzero(keep))
+    # samples (int8) and energies (float64) of the kept sweeps, plus the chains' states.
+    check_memory(n_kept * n_chains * (n + 8) + 16 * n_chains * n,
+                 f"keeping {n_kept} states of {n_chains} chains x {n} units (n_samples x n_chains x n)")
     clamp = _clamp(clamped, values, n, n_chains, units)
     gen = as_generator(rng)
     states = _initial_states(initial, n, n_chains, units, gen)
     samples, energies, acceptance, final = _run(
-        op, states, temperatures, keep, first_counted, rule_fn, scan, units, clamp, gen
+        op, states, temperatures, keep, first_counted, rule_fn, scan, units, clamp, gen, builtin
     )
     return SampleResult(
         samples=samples,

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_bool, check_choice, check_integer, check_model, check_real
+from .._checks import check_bool, check_choice, check_count, check_memory, check_model, check_real
 from .._ties import TIE_RTOL, zero_field_tolerance
-from .schedules import SCANS, FixedOrder, RandomScan, greedy_colouring
+from .schedules import SCANS, FixedOrder, RandomScan, _greedy_colouring
 
 
 class CouplingOperator:
@@ -106,7 +106,8 @@ class DenseCouplings(CouplingOperator):
 
     Examples
     --------
-    >>> op = DenseCouplings([[0, 1], [1, 0]], [0.5, 0.0])
+    >>> import numpy as np
+    >>> op = bm.DenseCouplings([[0, 1], [1, 0]], [0.5, 0.0])
     >>> state = op.start(np.array([[1, -1], [1, 1]], dtype=np.int8))
     >>> op.energy(state)
     array([ 0.5, -1.5])
@@ -134,7 +135,8 @@ class DenseCouplings(CouplingOperator):
             return FixedOrder(_Units([i], self.W, self.b) for i in free)
         if scan == "random":
             return RandomScan(free, n_chains, _OneUnitPerChain)
-        return FixedOrder(_Units(group, self.W, self.b) for group in greedy_colouring(self.W, free))
+        groups = _greedy_colouring(self.W, np.asarray(free, dtype=int))
+        return FixedOrder(_Units(group, self.W, self.b) for group in groups)
 
     def values(self, state, group):
         if isinstance(group, _OneUnitPerChain):
@@ -250,8 +252,9 @@ class SquareLattice(CouplingOperator):
 
     Examples
     --------
+    >>> import numpy as np
     >>> import bmlib as bm
-    >>> lattice = SquareLattice(4, 4, J=1.0, h=0.5)
+    >>> lattice = bm.SquareLattice(4, 4, J=1.0, h=0.5)
     >>> s = np.ones((1, 16), dtype=np.int8)
     >>> W, b = bm.square_lattice_couplings(4), np.full(16, 0.5)
     >>> float(lattice.energy(lattice.start(s))[0]), bm.energy(s[0], W, b)
@@ -259,14 +262,15 @@ class SquareLattice(CouplingOperator):
     """
 
     def __init__(self, rows, cols=None, J=1.0, h=0.0, periodic=True):
-        rows = check_integer(rows, "rows", minimum=2)
-        cols = rows if cols is None else check_integer(cols, "cols", minimum=2)
+        rows = check_count(rows, "rows", minimum=2)
+        cols = rows if cols is None else check_count(cols, "cols", minimum=2)
         for name, size in (("rows", rows), ("cols", cols)):
             if size % 2:
                 raise ValueError(
                     f"{name} must be even for SquareLattice (its checkerboard layout splits each side in two); "
                     f"got {size}. For odd sides sample W = bm.square_lattice_couplings(...) instead"
                 )
+        check_memory(8 * 8 * rows * cols, f"the field buffers of a {rows} x {cols} lattice (rows x cols)")
         self.rows, self.cols = rows, cols
         self.J, self.h = check_real(J, "J"), check_real(h, "h")
         self.periodic = check_bool(periodic, "periodic")

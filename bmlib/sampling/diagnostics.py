@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import _as_real_array, _check_finite, check_integer, check_real
+from .._checks import _as_real_array, _check_finite, check_bool, check_integer, check_real
 
 
 def _series(x, name="x", minimum=2):
@@ -127,11 +127,12 @@ def autocorrelation_time(x, window=5.0):
 
     Examples
     --------
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> x = np.zeros((20_000, 4))
     >>> for t in range(1, 20_000):  # AR(1) with phi = 0.8: tau = (1 + phi) / (1 - phi) = 9
     ...     x[t] = 0.8 * x[t - 1] + rng.normal(size=4)
-    >>> round(autocorrelation_time(x))
+    >>> round(bm.autocorrelation_time(x))
     9
     """
     x = _series(x)
@@ -192,11 +193,13 @@ def blocking_error(x, return_levels=False):
 
     Examples
     --------
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=(4096, 4))   # independent: error = 1 / sqrt(16384)
-    >>> round(float(blocking_error(x) * np.sqrt(x.size)), 1)
+    >>> round(float(bm.blocking_error(x) * np.sqrt(x.size)), 1)
     1.0
     """
+    return_levels = check_bool(return_levels, "return_levels")
     y = _series(x).mean(axis=1)
     variances, n_blocks, stats = [], [], []
     while y.size >= 2:
@@ -257,9 +260,10 @@ def estimate(x):
 
     Examples
     --------
+    >>> import numpy as np
     >>> import bmlib as bm
     >>> result = bm.sample([[0, 1], [1, 0]], T=1.0, n_samples=4000, n_chains=4, rng=0)
-    >>> e = estimate(result.energies)
+    >>> e = bm.estimate(result.energies)
     >>> print(e, "exact:", round(-np.tanh(1.0), 3))
     -0.7598 +/- 0.0052 exact: -0.762
     """

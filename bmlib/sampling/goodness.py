@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import _as_real_array, _check_finite, check_real
-from ..states import state_index
+from ..states import _state_index
 
 
 class ChiSquareResult(NamedTuple):
@@ -83,7 +83,7 @@ def chi_square_test(samples, p, *, min_expected=5.0):
     if np.shape(samples)[-1:] != (n,):
         raise ValueError(f"samples must have shape (..., {n}) to match p of size 2**{n}; got {np.shape(samples)}")
     min_expected = check_real(min_expected, "min_expected", positive=True)
-    index = np.ravel(state_index(samples))
+    index = np.ravel(_state_index(samples, None, "samples"))
     if index.size == 0:
         raise ValueError("samples must hold at least one state; got none")
     counts = np.bincount(index, minlength=probabilities.size)

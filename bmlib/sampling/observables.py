@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._threads import thin_blas
-from .._checks import _as_real_array
+from .._checks import _as_real_array, check_temperatures
 from .._random import as_generator
 from .chains import SampleResult, sample
 from .diagnostics import Estimate, estimate
@@ -142,9 +142,7 @@ def temperature_scan(
     >>> bm.kaufman_energy_per_spin(8, 8, T).round(4)
     array([-0.5585, -0.8413, -1.7457])
     """
-    temperatures = _as_real_array(temperatures, "temperatures")
-    if temperatures.ndim != 1 or temperatures.size == 0:
-        raise ValueError(f"temperatures must be a non-empty 1-D sequence; got shape {temperatures.shape}")
+    temperatures = check_temperatures(temperatures)
     gen = as_generator(rng)
     rows, state = [], initial
     for T in temperatures:

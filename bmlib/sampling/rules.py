@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import _as_real_array, _check_finite, check_temperature, check_units
+from .._random import as_generator
+
 #: (low, high) value of a unit in each convention.
 LEVELS = {"spins": (-1, 1), "bits": (0, 1)}
 
@@ -58,7 +61,37 @@ def _set_levels(high_mask, units, dtype):
     return new
 
 
-def heat_bath(values, fields, T, units, rng):
+def _check_rule_arguments(values, fields, T, units, rng):
+    """Validate the arguments of a public rule call; return ``(values, fields, T, units, generator)``.
+
+    The chain runner calls the unchecked ``_heat_bath``/``_metropolis`` with
+    values it validated once per run; a reader calling a rule directly gets
+    these checks: spins or bits in ``values``, finite ``fields`` of the same
+    shape, ``T > 0``, and ``rng`` as everywhere (None, an int seed or a Generator).
+    """
+    units = check_units(units)
+    T = check_temperature(T)
+    raw = np.asarray(values) if isinstance(values, (np.ndarray, list, tuple)) else values
+    check = _as_real_array(raw, "values")
+    low, high = LEVELS[units]
+    bad = ~np.isin(check, (low, high))
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"values must hold {units} ({low}/{high}) because units={units!r}; "
+            f"values[{', '.join(map(str, idx))}] = {check[idx]:g}"
+        )
+    if not (isinstance(fields, np.ndarray) and fields.dtype.kind == "f"):  # keep float32 lattice fields as they are
+        fields = _as_real_array(fields, "fields")
+    if fields.shape != check.shape:
+        raise ValueError(f"fields must have the shape of values, {check.shape}; got shape {fields.shape}")
+    _check_finite(fields, "fields")
+    # Keep the caller's dtype for the result (ints stay ints); bools become ints.
+    values = raw if isinstance(raw, np.ndarray) and raw.dtype.kind in "iuf" else check
+    return values, fields, T, units, as_generator(rng)
+
+
+def heat_bath(values, fields, T, units, rng=None):
     """Heat-bath (Gibbs) update: draw each unit from its conditional distribution.
 
     Given the rest of the state, unit ``i`` is ``high`` (+1 or 1) with probability
@@ -70,14 +103,14 @@ def heat_bath(values, fields, T, units, rng):
 
     Parameters
     ----------
-    values : ndarray of shape (...)
-        Current values of the units (used only for their dtype).
-    fields : ndarray of the same shape
-        Local fields ``h_i``.
+    values : array_like of shape (...)
+        Current values of the units, spins or bits (used only for their dtype).
+    fields : array_like of the same shape
+        Local fields ``h_i``, finite.
     T : float
-        Temperature, > 0.
+        Temperature, finite and > 0.
     units : {"spins", "bits"}
-    rng : numpy.random.Generator
+    rng : None, int or numpy.random.Generator
 
     Returns
     -------
@@ -91,11 +124,17 @@ def heat_bath(values, fields, T, units, rng):
 
     Examples
     --------
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> s = heat_bath(np.ones(100_000), np.full(100_000, 0.5), 1.0, "spins", rng)
+    >>> s = bm.heat_bath(np.ones(100_000), np.full(100_000, 0.5), 1.0, "spins", rng)
     >>> round(float((s == 1).mean()), 2), round(float(1 / (1 + np.exp(-2 * 0.5))), 2)
     (0.73, 0.73)
     """
+    return _heat_bath(*_check_rule_arguments(values, fields, T, units, rng))
+
+
+def _heat_bath(values, fields, T, units, rng):
+    """:func:`heat_bath` without the checks: the chain runner's inner loop (arguments already valid)."""
     low, high = LEVELS[units]
     half_width = 2.0 * T / (high - low)
     # u < (1 + tanh) / 2  <=>  2u - 1 < tanh, with 2u - 1 exact in u's precision. tanh is
@@ -118,7 +157,7 @@ def heat_bath(values, fields, T, units, rng):
     return _set_levels(u < np.tanh(x), units, values.dtype)
 
 
-def metropolis(values, fields, T, units, rng):
+def metropolis(values, fields, T, units, rng=None):
     """Metropolis update: propose flipping each unit, accept with ``min(1, exp(-Delta E / T))``.
 
     Flipping unit ``i`` from ``s_i`` to ``s_i'`` (``-s_i`` for spins, ``1 - x_i``
@@ -128,14 +167,14 @@ def metropolis(values, fields, T, units, rng):
 
     Parameters
     ----------
-    values : ndarray of shape (...)
-        Current values of the units.
-    fields : ndarray of the same shape
-        Local fields ``h_i``.
+    values : array_like of shape (...)
+        Current values of the units, spins or bits.
+    fields : array_like of the same shape
+        Local fields ``h_i``, finite.
     T : float
-        Temperature, > 0.
+        Temperature, finite and > 0.
     units : {"spins", "bits"}
-    rng : numpy.random.Generator
+    rng : None, int or numpy.random.Generator
 
     Returns
     -------
@@ -154,11 +193,17 @@ def metropolis(values, fields, T, units, rng):
 
     Examples
     --------
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> s = metropolis(np.ones(100_000), np.full(100_000, 0.5), 1.0, "spins", rng)
+    >>> s = bm.metropolis(np.ones(100_000), np.full(100_000, 0.5), 1.0, "spins", rng)
     >>> round(float((s == -1).mean()), 2), round(float(np.exp(-2 * 0.5)), 2)  # flip costs 2 h = 1
     (0.37, 0.37)
     """
+    return _metropolis(*_check_rule_arguments(values, fields, T, units, rng))
+
+
+def _metropolis(values, fields, T, units, rng):
+    """:func:`metropolis` without the checks: the chain runner's inner loop (arguments already valid)."""
     low, high = LEVELS[units]
     flipped = ((low + high) - values).astype(values.dtype)
     delta_e = (values - flipped) * fields
@@ -184,6 +229,8 @@ def descend(values, fields, T, units, rng):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from bmlib.sampling.rules import descend
     >>> descend(np.array([1, 1, -1]), np.array([-2.0, 0.0, 0.5]), 0.0, "spins", None)
     array([-1,  1,  1])
     """
@@ -191,15 +238,40 @@ def descend(values, fields, T, units, rng):
     return np.where(fields > 0, high, np.where(fields < 0, low, values)).astype(values.dtype)
 
 
-RULES = {"heat_bath": heat_bath, "metropolis": metropolis}
+#: The built-in rules as the runner calls them: unchecked, since it validated their arguments once per run.
+RULES = {"heat_bath": _heat_bath, "metropolis": _metropolis}
 
 
-def resolve_rule(rule):
-    """Return ``(function, name)`` for a rule given by name or as a callable."""
+def resolve_rule(rule, name="rule"):
+    """Return ``(function, name, builtin)`` for a rule given by name or as a callable.
+
+    ``builtin`` is False for a reader's own function, whose output the runner checks.
+    """
+    if rule is heat_bath or rule is metropolis:  # the public, checked names: run the unchecked ones
+        return RULES[rule.__name__], rule.__name__, True
     if callable(rule):
-        return rule, getattr(rule, "__name__", "custom")
+        return rule, getattr(rule, "__name__", "custom"), False
     if not isinstance(rule, str) or rule not in RULES:
         raise ValueError(
-            f'rule must be "heat_bath", "metropolis" or a function (values, fields, T, units, rng); got {rule!r}'
+            f'{name} must be "heat_bath", "metropolis" or a function (values, fields, T, units, rng); got {rule!r}'
         )
-    return RULES[rule], rule
+    return RULES[rule], rule, True
+
+
+def check_rule_output(new, old, units, rule_name):
+    """Return a custom rule's output as ``old``'s dtype after checking it holds only the unit levels.
+
+    A reader's rule returning 0.5 (or NaN) would otherwise be stored as 0 in the
+    int8 state array: a silent wrong chain. Checked on every call of a custom
+    rule (the built-in rules produce levels by construction).
+    """
+    arr = np.asarray(new)
+    if arr.shape != old.shape:
+        raise ValueError(f"rule {rule_name!r} returned shape {arr.shape} for values of shape {old.shape}")
+    low, high = LEVELS[units]
+    if arr.dtype.kind not in "iufb" or not np.isin(arr, (low, high)).all():
+        bad = arr.ravel()[~np.isin(arr.ravel(), (low, high))][:3] if arr.dtype.kind in "iufb" else arr.dtype
+        raise ValueError(
+            f"rule {rule_name!r} must return {units} ({low}/{high}) because units={units!r}; it returned {bad}"
+        )
+    return arr.astype(old.dtype)

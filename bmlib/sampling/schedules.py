@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_weights
+from .._checks import check_unit_indices, check_weights
 
 SCANS = ("sequential", "random", "colouring")
 
@@ -77,8 +77,8 @@ def greedy_colouring(W, free=None):
     W : array_like of shape (n, n)
         Symmetric couplings with zero diagonal; only which entries are non-zero matters.
     free : array_like of int, optional
-        Units to colour (default: all). Clamped units are left out: they are
-        never updated, so they constrain nobody.
+        Distinct unit indices in ``0..n-1`` to colour (default: all). Clamped
+        units are left out: they are never updated, so they constrain nobody.
 
     Returns
     -------
@@ -94,14 +94,19 @@ def greedy_colouring(W, free=None):
     Examples
     --------
     >>> import bmlib as bm
-    >>> [g.tolist() for g in greedy_colouring(bm.square_lattice_couplings(2, 4, periodic=False))]
+    >>> [g.tolist() for g in bm.greedy_colouring(bm.square_lattice_couplings(2, 4, periodic=False))]
     [[0, 2, 5, 7], [1, 3, 4, 6]]
-    >>> [g.tolist() for g in greedy_colouring(bm.chain_couplings(5))]  # an odd ring needs 3
+    >>> [g.tolist() for g in bm.greedy_colouring(bm.chain_couplings(5))]  # an odd ring needs 3
     [[0, 2], [1, 3], [4]]
     """
     W = check_weights(W)
     n = W.shape[0]
-    free = np.arange(n) if free is None else np.asarray(free, dtype=int)
+    free = np.arange(n) if free is None else check_unit_indices(free, n, "free")
+    return _greedy_colouring(W, free)
+
+
+def _greedy_colouring(W, free):
+    """:func:`greedy_colouring` of a checked ``W`` and int array ``free`` (possibly empty: all clamped)."""
     coupled = W[np.ix_(free, free)] != 0
     colour = np.full(free.size, -1)
     for k in range(free.size):

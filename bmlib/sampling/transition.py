@@ -34,10 +34,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import (
-    _as_real_array,
     check_choice,
+    check_count,
+    check_distribution,
     check_integer,
+    check_memory,
     check_model,
+    check_sequence,
     check_states,
     check_temperature,
     check_units,
@@ -122,15 +125,16 @@ def transition_matrix(W, b=None, T=1.0, units="spins", *, rule="heat_bath", scan
 
     Examples
     --------
+    >>> import numpy as np
     >>> import bmlib as bm
     >>> W, b = [[0, 1], [1, 0]], [0.5, 0.0]
-    >>> P = transition_matrix(W, b, T=1.0, unit=0)
+    >>> P = bm.transition_matrix(W, b, T=1.0, unit=0)
     >>> P.shape, np.allclose(P.sum(axis=1), 1)
     ((4, 4), True)
     >>> p = bm.boltzmann_distribution(W, b, T=1.0)
     >>> bool(np.allclose(p[:, None] * P, (p[:, None] * P).T))   # detailed balance
     True
-    >>> bool(np.allclose(p @ transition_matrix(W, b, T=1.0), p))  # a sweep leaves p unchanged
+    >>> bool(np.allclose(p @ bm.transition_matrix(W, b, T=1.0), p))  # a sweep leaves p unchanged
     True
     """
     W, b = check_model(W, b)
@@ -180,7 +184,7 @@ def state_frequencies(states, units=None):
 
     Examples
     --------
-    >>> state_frequencies([[1, 1], [1, 1], [-1, 1], [1, 1]])   # --, -+, +-, ++
+    >>> bm.state_frequencies([[1, 1], [1, 1], [-1, 1], [1, 1]])   # --, -+, +-, ++
     array([0.  , 0.25, 0.  , 0.75])
     """
     arr = np.asarray(states)
@@ -206,7 +210,8 @@ def total_variation(p, q):
     Parameters
     ----------
     p, q : array_like of shape (m,) or (..., m)
-        Probability vectors (broadcast against each other).
+        Probability vectors (broadcast against each other): finite, >= 0,
+        each summing to 1.
 
     Returns
     -------
@@ -218,10 +223,10 @@ def total_variation(p, q):
 
     Examples
     --------
-    >>> total_variation([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])
+    >>> bm.total_variation([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])
     0.5
     """
-    p, q = _as_real_array(p, "p"), _as_real_array(q, "q")
+    p, q = check_distribution(p, "p"), check_distribution(q, "q")
     if p.ndim == 0 or q.ndim == 0 or p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p and q must be distributions over the same states; got shapes {p.shape} and {q.shape}")
     distance = 0.5 * np.abs(p - q).sum(axis=-1)
@@ -288,8 +293,13 @@ def convergence_curves(W, b=None, T=1.0, units="spins", *, initial=None, n_sweep
     if n > MAX_TRANSITION_UNITS:
         raise ValueError(f"convergence curves need the exact transition matrix and are limited to n <= "
                          f"{MAX_TRANSITION_UNITS} units; got n = {n}")
-    n_sweeps = check_integer(n_sweeps, "n_sweeps", minimum=1)
-    n_chains = check_integer(n_chains, "n_chains", minimum=1)
+    n_sweeps = check_count(n_sweeps, "n_sweeps", minimum=1)
+    n_chains = check_count(n_chains, "n_chains", minimum=1)
+    # One string is one rule, not a sequence of its characters.
+    rules = check_sequence(rules, "rules", 'a sequence of rule names, e.g. ("heat_bath", "metropolis")')
+    rules = [check_choice(rule, f"rules[{k}]", tuple(RULES)) for k, rule in enumerate(rules)]
+    # The sampled chains (int8) and the histogram of each sweep (float64), per rule.
+    check_memory(n_sweeps * (n_chains * n + 8 * 2**n), f"{n_sweeps} sweeps of {n_chains} chains x {n} units")
     if initial is None:
         q0 = np.full(2**n, 2.0**-n)
     else:
@@ -301,7 +311,6 @@ def convergence_curves(W, b=None, T=1.0, units="spins", *, initial=None, n_sweep
     p = boltzmann_distribution(W, b, T, units)
     curves = {}
     for rule in rules:
-        rule = check_choice(rule, "rule", tuple(RULES))
         exact = _exact_distances(W, b, T, units, rule, scan, q0, n_sweeps)
         run = sample(W, b, T, units, n_samples=n_sweeps, n_chains=n_chains, burn_in=0, rule=rule, scan=scan,
                      initial=initial, rng=gen)

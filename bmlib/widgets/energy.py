@@ -141,7 +141,7 @@ def energy_widget(W, b=None, T=1.0, units="spins"):
 
     Examples
     --------
-    >>> w = energy_widget([[0, 1], [1, 0]], b=[0.5, 0])
+    >>> w = bm.energy_widget([[0, 1], [1, 0]], b=[0.5, 0])
     >>> w.weight.value = -1.0
     >>> w.W.tolist()
     [[0.0, -1.0], [-1.0, 0.0]]

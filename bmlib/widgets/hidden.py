@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap
 
-from .._checks import check_choice, check_integer
+from .._checks import check_choice, check_count, check_integer
 from .._ties import first_best
 from ..datasets import bars_and_stripes
 from ..learning.rbm import RBM
@@ -69,8 +69,8 @@ class HiddenWidget(BlittedFigureWidget):
             raise ValueError(f"hidden_widget hides whole rows and enumerates their values; images must be at most "
                              f"{MAX_HIDDEN_PIXELS} x {MAX_HIDDEN_PIXELS} pixels, got {side} x {side}")
         if rbm is None:
-            rbm = _default_rbm(np.asarray(data, dtype=np.int8), check_integer(n_hidden, "n_hidden", minimum=1),
-                               check_integer(epochs, "epochs", minimum=0), rng)
+            rbm = _default_rbm(np.asarray(data, dtype=np.int8), check_count(n_hidden, "n_hidden", minimum=1),
+                               check_count(epochs, "epochs", minimum=0), rng)
         if not isinstance(rbm, RBM):
             raise TypeError(f"rbm must be a bmlib RBM; got {type(rbm).__name__}")
         if rbm.units != "bits":
@@ -259,7 +259,7 @@ def hidden_widget(rbm=None, data=None, n_hidden=16, epochs=1000, pattern=0, hide
     Examples
     --------
     >>> import bmlib as bm
-    >>> w = hidden_widget(epochs=300, pattern=9, hide="right column")
+    >>> w = bm.hidden_widget(epochs=300, pattern=9, hide="right column")
     >>> w.hidden_pixels.tolist()
     [2, 5, 8]
     >>> p_visible, p_hidden, log_p = w.completion()

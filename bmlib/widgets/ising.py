@@ -9,7 +9,7 @@ import PIL.Image
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .._checks import check_choice, check_integer, check_real, check_temperature
+from .._checks import check_choice, check_count, check_integer, check_real, check_temperature
 from .._random import as_generator
 from ..ising_exact import critical_temperature
 from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON
@@ -48,8 +48,9 @@ class IsingWidget(FigureWidget):
         T = check_temperature(T)
         lo, hi = T_RANGE[0] * self.J, T_RANGE[1] * self.J
         if not lo <= T <= hi:
-            raise ValueError(f"T must be between {lo:g} and {hi:g} (the slider's range); got {T!r}")
-        self.sweeps_per_step = check_integer(sweeps, "sweeps", minimum=1)
+            raise ValueError(f"T must be between {lo:g} and {hi:g} (the slider's range, {T_RANGE[0]:g} J to "
+                             f"{T_RANGE[1]:g} J with J = {self.J:g}); got {T!r}")
+        self.sweeps_per_step = check_count(sweeps, "sweeps", minimum=1)
         self._initial = check_choice(initial, "initial", ("random", "up"))
         self._seed = rng
         self._canvas = None  # the persistent figure, built on the first render (see _render_png)
@@ -237,7 +238,7 @@ def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0):
 
     Examples
     --------
-    >>> w = ising_widget(L=16, T=3.0, sweeps=10)
+    >>> w = bm.ising_widget(L=16, T=3.0, sweeps=10)
     >>> w.temperature.value = 1.5
     >>> w.history.shape, w.state.shape
     ((2, 3), (16, 16))

@@ -186,7 +186,7 @@ def learning_widget(data, n_hidden=0, epochs=100, learning_rate=0.1, momentum=0.
     Examples
     --------
     >>> import bmlib as bm
-    >>> w = learning_widget(bm.ten_pixel_images(), epochs=10)
+    >>> w = bm.learning_widget(bm.ten_pixel_images(), epochs=10)
     >>> w.step()
     >>> w.epoch, w.W.shape, round(float(w.history.values[1]), 3)
     (1, (10, 10), -6.078)

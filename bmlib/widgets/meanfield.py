@@ -15,7 +15,14 @@ import ipywidgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import ConvergenceWarning, check_model, check_real, check_temperature, check_units
+from .._checks import (
+    ConvergenceWarning,
+    check_model,
+    check_real,
+    check_temperature,
+    check_temperature_range,
+    check_units,
+)
 from ..energy import energy, is_stable
 from .._ties import order_with_ties
 from ..exact import exact_moments, log_partition
@@ -78,9 +85,7 @@ class MeanFieldWidget(FigureWidget):
         self._W0, self._b = W, b
         T = check_temperature(T)
         coupling = check_real(coupling, "coupling", nonnegative=True)
-        low, high = (check_temperature(t, "T_range") for t in T_range)
-        if not low < high:
-            raise ValueError(f"T_range must be (low, high) with low < high; got {T_range}")
+        low, high = check_temperature_range(T_range, "T_range")
         low, high = min(low, T), max(high, T)
         self._curve_T = np.geomspace(low, high, _N_CURVE)
         self._curves = {}  # coupling factor -> (exact log Z, best bound) on _curve_T
@@ -239,7 +244,7 @@ def mean_field_widget(W, b=None, T=1.0, units="spins", coupling=1.0, T_range=(0.
 
     Examples
     --------
-    >>> w = mean_field_widget([[0, 1], [1, 0]], T=2.0)
+    >>> w = bm.mean_field_widget([[0, 1], [1, 0]], T=2.0)
     >>> len(w.solutions), w.solutions[0][0].round(6) + 0  # above T = 1: the single solution m = 0
     (1, array([0., 0.]))
     >>> w.temperature.value = 0.5

@@ -11,7 +11,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.transforms import IdentityTransform
 
-from .._checks import check_integer
+from .._checks import check_instance, check_temperature, check_units, check_weights
+from .._random import as_generator
 from ..partition_study import METHODS, LogZComparison, compare_log_z
 from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_ON, _tidy
 from ..plotting.partition import ERROR_RANGE, _draw_log_z, _marker_kwargs
@@ -34,8 +35,10 @@ class PartitionWidget(FigureWidget):
     figsize = (9.0, 4.0)
 
     def __init__(self, comparison, T=None, mark_T=None):
-        self.comparison = comparison
-        self.mark_T = mark_T
+        self.comparison = check_instance(comparison, "comparison", LogZComparison,
+                                         "a LogZComparison from bmlib.compare_log_z")
+        T = None if T is None else check_temperature(T, "T")
+        self.mark_T = None if mark_T is None else check_temperature(mark_T, "mark_T")
         self._left_cache = {}
         temps = comparison.temperatures
         start = len(temps) // 2 if T is None else int(np.argmin(np.abs(np.log(temps / T))))
@@ -175,7 +178,7 @@ def partition_widget(source, b=None, temperatures=DEFAULT_TEMPERATURES, units="s
     Examples
     --------
     >>> import bmlib as bm
-    >>> w = partition_widget(bm.sk_couplings(8, rng=0), temperatures=[2.0, 1.0, 0.5], budgets=[1000])
+    >>> w = bm.partition_widget(bm.sk_couplings(8, rng=0), temperatures=[2.0, 1.0, 0.5], budgets=[1000])
     >>> w.temperature_index.value = 2  # the slider holds an index into the grid
     >>> w.T
     0.5
@@ -183,8 +186,15 @@ def partition_widget(source, b=None, temperatures=DEFAULT_TEMPERATURES, units="s
     b'\\x89PNG'
     """
     if isinstance(source, LogZComparison):
+        # The comparison holds its model and settings: arguments that would be ignored are refused.
+        if b is not None:
+            raise ValueError("b must be None when source is a LogZComparison (it holds its own model)")
+        if check_units(units) != source.units:
+            raise ValueError(f"units must be the comparison's units {source.units!r} when source is a "
+                             f"LogZComparison; got {units!r}")
+        as_generator(rng)
         comparison = source
     else:
-        budgets = [check_integer(B, "budgets", minimum=100) for B in np.atleast_1d(budgets).tolist()]
+        source = check_weights(source, "source")
         comparison = compare_log_z(source, b, temperatures, units, budgets=budgets, rng=rng)
     return PartitionWidget(comparison, T=T, mark_T=mark_T)

@@ -4,7 +4,15 @@ from __future__ import annotations
 import ipywidgets
 import numpy as np
 
-from .._checks import check_integer, check_model, check_states, check_temperature, check_units
+from .._checks import (
+    check_choice,
+    check_count,
+    check_integer,
+    check_model,
+    check_states,
+    check_temperature,
+    check_units,
+)
 from .._random import as_generator
 from ..exact import boltzmann_distribution
 from ..plotting._style import state_labels
@@ -38,12 +46,11 @@ class SamplingWidget(FigureWidget):
         self.units = check_units(units)
         self._W, self._b = W, b
         self._initial = None if initial is None else check_states(initial, n, self.units, name="initial")
-        self._n_chains = check_integer(n_chains, "n_chains", minimum=1)
-        max_sweeps = check_integer(max_sweeps, "max_sweeps", minimum=1)
+        self._n_chains = check_count(n_chains, "n_chains", minimum=1)
+        max_sweeps = check_count(max_sweeps, "max_sweeps", minimum=1)
         n_sweeps = check_integer(n_sweeps, "n_sweeps", minimum=1, maximum=max_sweeps)
         T = check_temperature(T)
-        if rule not in RULE_STYLE:
-            raise ValueError(f'rule must be "heat_bath" or "metropolis"; got {rule!r}')
+        rule = check_choice(rule, "rule", tuple(RULE_STYLE))
         if isinstance(rng, np.random.Generator):
             raise TypeError("rng must be an int seed (or None), not a Generator: every redraw starts afresh "
                             "from the same seed")
@@ -148,7 +155,7 @@ def sampling_widget(W, b=None, T=1.0, units="spins", *, initial=None, n_chains=1
 
     Examples
     --------
-    >>> w = sampling_widget([[0, 1], [1, 0]], T=1.0, n_chains=50)
+    >>> w = bm.sampling_widget([[0, 1], [1, 0]], T=1.0, n_chains=50)
     >>> w.sweeps.value = 100
     >>> round(float(w.frequencies.sum()), 6), w.exact.shape
     (1.0, (4,))
