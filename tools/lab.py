@@ -4,7 +4,8 @@ Usage (the README's lab command runs it):  .venv/bin/python tools/lab.py [jupyte
 
 Before starting JupyterLab it presets, for this environment only, the one
 setting the chapters need that JupyterLab does not have on by default:
-"Save Widget State Automatically". Without it a chapter that was run, saved and
+"Save Widget State Automatically" (and it turns off JupyterLab's offer to fetch
+news from the web, since the book is meant to run offline). Without it a chapter that was run, saved and
 reopened with a fresh kernel shows "Error displaying widget: model not found"
 where each widget was; with it the saved notebook carries each widget's last
 picture. The setting goes in a file of its own under the environment's
@@ -28,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {
     # ipywidgets' JupyterLab extension: write widget state into the notebook on save.
     "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True},
+    # No "get notified about Jupyter news?" prompt and no request to jupyter.org: the book runs offline.
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
 }
 SETTINGS_FILE = "bmlib-book.json"
 
