@@ -32,7 +32,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -263,7 +262,9 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
     # Rendered Markdown: no MyST source left, math typeset, every reference resolved.
     for text in page.evaluate(MARKDOWN_TEXT):
         raw = RAW_MYST.search(text) or RAW_MATH.search(text)
-        assert raw is None, f"raw source {raw.group(0)!r} in a rendered Markdown cell: ...{text[max(0, raw.start() - 80):raw.end() + 80]}..."
+        if raw is not None:
+            context = text[max(0, raw.start() - 80):raw.end() + 80]
+            pytest.fail(f"raw source {raw.group(0)!r} in a rendered Markdown cell: ...{context}...")
     math = page.evaluate(MATH_STATS)
     assert math["failed"] == [], f"TeX that KaTeX could not typeset: {math['failed'][:5]}"
     assert ("$" not in markdown) or math["typeset"] > 0, "the chapter has math but none was typeset"
@@ -321,8 +322,9 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
     close_chapter(page)
     open_chapter(page, name)
     try:
-        page.wait_for_function(f"() => {{ const w = ({WIDGET_CELLS})(); return w.length === {n_widgets} && w.every(c => c.figure); }}",
-                               timeout=30_000)
+        page.wait_for_function(
+            f"() => {{ const w = ({WIDGET_CELLS})(); return w.length === {n_widgets} && w.every(c => c.figure); }}",
+            timeout=30_000)
     except sync_api.TimeoutError:
         pass  # reported just below, with what each widget cell shows instead
     shown = page.evaluate(WIDGET_CELLS)
