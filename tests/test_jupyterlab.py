@@ -15,7 +15,8 @@ not redraw after a slider step, a saved notebook without widget state, a widget
 cell without a figure after save and reopen, and a JavaScript error in the
 console. Screenshots of the Energy chapter go to _build/screenshots/; the
 run-all time of each chapter and the slider-step redraw latency of each widget
-are printed at the end of the run (and written next to the screenshots).
+are printed at the end of the run (and written next to the screenshots): the
+median of three slider steps, from the key press to the new picture loaded.
 Timings are measured, never asserted.
 
 Needs Debian's `chromium`, the `playwright` package and JupyterLab with
@@ -190,13 +191,16 @@ WIDGET_CELLS = f"""() => {{ const p = window.__chapter;
               text: cell.outputArea.node.textContent.trim().slice(0, 120)}}; }}); }}"""
 CUT_BUTTONS = f"""() => {WIDGETS}.flatMap(v => [...v.querySelectorAll('button')])
   .filter(b => b.textContent.trim() && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent)"""
-# Watch widget k's picture; resolves with the ms from now until a new picture has loaded.
+# Watch widget k's picture: resolves with the ms from the key press reaching the page
+# until the new picture has loaded (kernel round trip, drawing, PNG decode).
 WATCH = f"""(k) => {{ const img = {WIDGETS}[k].querySelector('img');
-  const before = img.src, t0 = performance.now();
+  const before = img.src; let t0 = performance.now();
+  document.addEventListener('keydown', () => {{ t0 = performance.now(); }}, {{once: true, capture: true}});
   window.__redraw = new Promise(resolve => {{
-    const check = () => (img.src !== before && img.complete && img.naturalWidth > 0)
-      ? resolve(performance.now() - t0) : requestAnimationFrame(check);
-    check(); }}); }}"""
+    img.addEventListener('load', function loaded() {{
+      if (img.src !== before && img.naturalWidth > 0) {{
+        img.removeEventListener('load', loaded);
+        resolve(performance.now() - t0); }} }}); }}); }}"""
 # Number the widget views, so that the test can point Playwright at each one.
 MARK_WIDGETS = f"() => {WIDGETS}.forEach((v, k) => v.setAttribute('data-test-widget', k))"
 SLIDER_VALUE = f"(k) => {WIDGETS}[k].querySelector('.noUi-handle').getAttribute('aria-valuenow')"
@@ -302,15 +306,19 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
     for k in range(n_widgets):
         handle = page.locator(f'[data-test-widget="{k}"] .noUi-handle').first
         handle.scroll_into_view_if_needed()
-        before = page.evaluate(SLIDER_VALUE, k)
-        page.evaluate(WATCH, k)
-        handle.press("ArrowRight")
-        if page.evaluate(SLIDER_VALUE, k) == before:  # already at the right end: step left instead
-            handle.press("ArrowLeft")
-        latency = page.evaluate(
-            "() => Promise.race([window.__redraw, new Promise(r => setTimeout(() => r(null), 30000))])")
-        assert latency is not None, f"widget {k + 1} did not redraw within 30 s of a slider step"
-        report.append(f"widget {k + 1} redraw {latency:.0f} ms")
+        latencies = []
+        for key, back in (("ArrowRight", "ArrowLeft"), ("ArrowLeft", "ArrowRight"), ("ArrowRight", "ArrowLeft")):
+            before = page.evaluate(SLIDER_VALUE, k)
+            page.evaluate(WATCH, k)
+            handle.press(key)
+            if page.evaluate(SLIDER_VALUE, k) == before:  # already at that end: step the other way
+                handle.press(back)
+            latency = page.evaluate(
+                "() => Promise.race([window.__redraw, new Promise(r => setTimeout(() => r(null), 30000))])")
+            assert latency is not None, f"widget {k + 1} did not redraw within 30 s of a slider step"
+            latencies.append(latency)
+        report.append(f"widget {k + 1} redraw {sorted(latencies)[1]:.0f} ms (median of 3 steps: "
+                      + ", ".join(f"{t:.0f}" for t in latencies) + ")")
     if shots:
         screenshot(page, page.locator('[data-test-widget="0"]'),
                    "jupyterlab-energy-widget.png")
