@@ -13,6 +13,20 @@ import pytest  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+#: Lines the JupyterLab test measures (run-all time, redraw latency), printed after the run.
+TIMINGS = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if TIMINGS:
+        terminalreporter.section("measured in JupyterLab (not asserted)")
+        for line in TIMINGS:
+            terminalreporter.write_line(line)
+        folder = ROOT / "_build" / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "jupyterlab-timings.txt").write_text("\n".join(TIMINGS) + "\n")
+
+
 def random_model(n, rng, scale=1.0):
     """A random symmetric W with zero diagonal and a random b (both Gaussian)."""
     A = rng.normal(scale=scale, size=(n, n))

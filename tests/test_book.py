@@ -1,4 +1,5 @@
 """The book itself: its rules, and a full build with warnings as errors."""
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -7,6 +8,19 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(path, name):
+    """A module of tools/ or book/_ext/ by its file (the two folders share module names)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+store_outputs = load("tools/store_outputs.py", "tools_store_outputs")
+students_copies = load("tools/students_copies.py", "tools_students_copies")
+citations = load("book/_ext/readable_citations.py", "ext_readable_citations")
 
 
 def toc_files():
@@ -37,6 +51,8 @@ def test_every_toc_entry_exists_and_every_chapter_is_listed():
 def test_chapter_follows_the_book_rules(path):
     nb = json.loads(path.read_text())
     assert "widgets" not in nb["metadata"], "saved widget state: run tools/store_outputs.py"
+    # What JupyterLab writes on opening the chapter, or it opens already marked unsaved.
+    assert nb["metadata"]["kernelspec"] == store_outputs.kernelspec(), "run tools/store_outputs.py"
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert any("bmlib" in "".join(c["source"]) for c in code), "a chapter imports bmlib"
     for cell in code:
@@ -49,6 +65,86 @@ def test_chapter_follows_the_book_rules(path):
     solutions = re.findall(r"\{solution\}[^\n]*\n(?:\s*:label:[^\n]*\n)?\s*:class: dropdown", markdown)
     assert len(exercises) >= 3, "every chapter ends with at least three exercises"
     assert len(solutions) >= len(exercises), "every exercise has a solution hidden in a dropdown"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + [ROOT / "book" / "preface.md"], ids=lambda p: p.name)
+def test_citations_read_as_text_and_match_the_bibliography(path):
+    if path.suffix == ".ipynb":
+        nb = json.loads(path.read_text())
+        markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    else:
+        markdown = path.read_text()
+    roles = citations.ROLE.findall(markdown)
+    assert roles == [], f"{{cite}} roles show as 'Citation Not Found' in JupyterLab: run tools/readable_citations.py {path.name}"
+    entries = citations.read_bib(ROOT / "book" / citations.BIB_NAME)
+    problems = []
+    converted = citations.links_to_roles(markdown, entries, problems)
+    assert problems == [], "\n".join(problems)
+    if path.suffix == ".ipynb":
+        assert "{cite" in converted, "a chapter cites its sources"
+
+
+def test_citation_links_become_the_roles_the_book_had():
+    entries = citations.read_bib(ROOT / "book" / citations.BIB_NAME)
+    text = "{cite:t}`hopfield1982neural` and {cite}`hinton1983optimal,ackley1985learning`"
+    links = citations.roles_to_links(text, entries)
+    assert links == ("[Hopfield (1982)](references.bib#hopfield1982neural) and "
+                     "[(Hinton and Sejnowski, 1983; Ackley et al., 1985)]"
+                     "(references.bib#hinton1983optimal,ackley1985learning)")
+    problems = []
+    assert citations.links_to_roles(links, entries, problems) == text and problems == []
+    citations.links_to_roles("[Hopfield (1983)](references.bib#hopfield1982neural)", entries, problems)
+    assert problems and "Hopfield (1982)" in problems[0], "a link text that disagrees with the .bib is reported"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_students_copy_has_no_solution_and_everything_else(path):
+    import nbformat
+
+    chapter = nbformat.read(path, as_version=4)
+    copy = students_copies.without_solutions(chapter)
+    markdown = "\n".join(c.source for c in copy.cells if c.cell_type == "markdown")
+    assert "{solution}" not in markdown
+    assert markdown.count("{exercise}") == "\n".join(c.source for c in chapter.cells).count("{exercise}")
+    # The code cells, outputs included, are the chapter's, in order: the copy runs as the chapter does.
+    assert [c for c in copy.cells if c.cell_type == "code"] == [c for c in chapter.cells if c.cell_type == "code"]
+    # Every other line of Markdown is kept: the copy's prose is the chapter's minus solution blocks.
+    kept = [line for c in copy.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.strip()]
+    chapter_lines = [line for c in chapter.cells if c.cell_type == "markdown" for line in c.source.splitlines()]
+    assert set(kept) <= set(chapter_lines)
+    removed = len([line for line in chapter_lines if line.strip()]) - len(kept)
+    solution_lines = sum(len(block.group(0).splitlines()) for block in re.finditer(
+        r"^(`{3,}|:{3,})\{solution\}.*?^\1\s*$", "\n".join(c.source for c in chapter.cells if c.cell_type == "markdown"),
+        flags=re.S | re.M))
+    assert 0 < removed <= solution_lines
+
+
+def test_students_copy_removes_only_solution_blocks():
+    text = ("Intro.\n\n````{exercise}\n:label: x-1\n\nDo it.\n````\n\n````{solution} x-1\n:class: dropdown\n\n"
+            "```python\nprint(1)\n```\n````\n\nAfter.\n")
+    stripped, removed = students_copies.strip_solutions(text)
+    assert removed == 1
+    assert stripped == "Intro.\n\n````{exercise}\n:label: x-1\n\nDo it.\n````\n\nAfter."
+    with pytest.raises(ValueError, match="never closed"):
+        students_copies.strip_solutions("````{solution} x\nunfinished\n```\n")
+
+
+def test_a_students_copy_executes(tmp_path):
+    """One students' copy, run top to bottom in a fresh kernel.
+
+    One, not all: the copies' code cells are the chapters' own (checked for
+    every chapter above), which nbval already runs; executing all seven again
+    would double that minute of CI for no new code. Energy is the quickest.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    target = students_copies.write_students_copy(ROOT / "book" / "energy.ipynb", tmp_path)
+    nb = nbformat.read(target, as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "book")}}).execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert errors == []
+    assert all(c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip())
 
 
 def test_readme_test_command_is_what_ci_runs():
@@ -65,13 +161,20 @@ def readme_command(marker):
 
 def test_preface_gives_the_readme_commands_verbatim():
     preface = (ROOT / "book" / "preface.md").read_text()
-    for marker in ("book-command", "test-command"):
+    for marker in ("book-command", "test-command", "lab-command"):
         assert readme_command(marker) in preface, f"the preface's copy of the README {marker} is out of date"
 
 
 def test_requirements_use_ranges_not_exact_pins():
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
-        assert "==" not in line.split("#")[0], f"exact pin in requirements.txt: {line}"
+    for name in ("requirements.txt", "requirements-lab.txt"):
+        for line in (ROOT / name).read_text().splitlines():
+            assert "==" not in line.split("#")[0], f"exact pin in {name}: {line}"
+
+
+def test_test_command_installs_what_the_lab_command_does():
+    # tests/test_jupyterlab.py starts JupyterLab from the test command's environment.
+    assert "-r requirements-lab.txt" in (ROOT / "requirements.txt").read_text().splitlines()
+    assert "requirements-lab.txt" in readme_command("lab-command")
 
 
 @pytest.mark.build
@@ -92,6 +195,14 @@ def test_book_builds_with_warnings_as_errors(built_book):
     documented = [name for name in bmlib.__all__ if callable(getattr(bmlib, name))]
     missing = [name for name in documented if f'id="bmlib.{name}"' not in api]
     assert missing == [], f"public names missing from the API page: {missing}"
+    # Each chapter's students' copy is built from the chapter (book/_ext/students_copies.py).
+    import nbformat
+
+    for notebook in NOTEBOOKS:
+        copy = nbformat.read(html / "_students" / notebook.name, as_version=4)
+        assert copy == students_copies.without_solutions(nbformat.read(notebook, as_version=4)), notebook.name
+    # Citations written as links (book/_ext/readable_citations.py) are bibtex citations on the page.
+    assert energy.count('class="bibtex-citation"') >= 5 and "references.bib#" not in energy
     # MathJax is served from the book's own files (book/_ext/offline_reading.py).
     assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()
     assert 'src="../_static/mathjax/tex-chtml.js' in energy.replace('defer="defer" ', '')

@@ -166,6 +166,13 @@ def test_every_stored_figure_and_widget_is_on_the_page(browser, site, notebook):
         assert hrefs, "no download link for the chapter's notebook"
         download = page.request.get(hrefs[0])
         assert download.ok and json.loads(download.text())["cells"] == nb["cells"]
+        # And its students' copy: the exercises without their solutions.
+        copies = [h for h in hrefs if "/_students/" in h]
+        assert len(copies) == 1, f"no single download of the students' copy among {hrefs}"
+        copy = page.request.get(copies[0])
+        assert copy.ok, f"students' copy {copies[0]}: HTTP {copy.status}"
+        markdown = "\n".join("".join(c["source"]) for c in json.loads(copy.text())["cells"] if c["cell_type"] == "markdown")
+        assert "{solution}" not in markdown and markdown.count("{exercise}") >= 3
         assert problems == [], "\n".join(problems)
     finally:
         page.close()

@@ -149,3 +149,43 @@ def test_energy_widget_checks_its_arguments():
 def test_figure_widget_needs_a_draw_method():
     with pytest.raises(NotImplementedError):
         bm.FigureWidget([])
+
+
+# --- what the reader sees in the energy widget and the Z widget ------------
+
+def test_energy_widget_axis_writes_T_as_its_slider_does():
+    # A log slider step lands on 10**-0.7 = 0.19952...: the axis must not say 0.199526
+    # while the slider's readout says 0.2.
+    widget = bm.energy_widget(W4, B4, T=1.0)
+    widget.temperature.value = 10 ** -0.7
+    fig = Figure(figsize=widget.figsize, dpi=widget.dpi)
+    widget._draw(fig)
+    readout = format(widget.temperature.value, widget.temperature.readout_format)
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    assert f"p(s) at T = {readout}" in labels, (readout, labels)
+
+
+def test_stable_state_key_is_never_covered_by_a_bar():
+    # Antiferromagnetic couplings: the two uniform states, at both ends of the
+    # all_states order (the last one under the key), have by far the highest energy.
+    W = -2.0 * (np.ones((3, 3)) - np.eye(3))
+    fig = bm.plot_energy_landscape(W, np.zeros(3), T=1.0)
+    fig.canvas.draw()
+    ax_E = fig.axes[0]
+    (key,) = [t for t in ax_E.texts if "stable state" in t.get_text()]
+    box = key.get_window_extent()
+    bar_tops = ax_E.transData.transform(np.column_stack([np.arange(8), bm.energy(bm.all_states(3), W)]))
+    under_key = (bar_tops[:, 0] >= box.x0 - 20) & (bar_tops[:, 0] <= box.x1 + 20)
+    assert under_key.any(), "the test model must have bars under the key"
+    assert bar_tops[under_key, 1].max() < box.y0, "a bar reaches into the stable-state key"
+
+
+def test_partition_widget_temperature_slider_increases_left_to_right():
+    # The default grid is even in 1/T, so the comparison's temperatures fall;
+    # the slider must still run from low T (left) to high T (right), like the plot's axis.
+    widget = bm.partition_widget(bm.sk_couplings(6, rng=0), temperatures=[4.0, 2.0, 1.0, 0.5], budgets=[1000])
+    labels = [float(label) for label, _ in widget.temperature_index.options]
+    assert labels == sorted(labels) and labels[0] < labels[-1]
+    for label, index in widget.temperature_index.options:
+        widget.temperature_index.value = index
+        assert widget.T == pytest.approx(float(label), rel=1e-3)

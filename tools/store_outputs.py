@@ -6,19 +6,32 @@ The book is built from these stored outputs, and the tests re-execute every
 notebook with nbval and compare, so run this after changing a chapter or the
 library code it calls. It also strips what would make the stored notebook
 differ from run to run: execution timing metadata and saved widget state
-(the static page shows each widget's PNG instead).
+(the static page shows each widget's PNG instead). It writes the kernelspec as
+the installed kernel describes itself ("Python 3 (ipykernel)"), which is what
+JupyterLab writes on opening a notebook: with anything else every chapter
+would open already marked unsaved.
 """
 import sys
 from pathlib import Path
 
 import nbformat
+from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
+
+KERNEL = "python3"
+
+
+def kernelspec(name=KERNEL):
+    """The notebook metadata JupyterLab writes for kernel `name`: its name, display name, language."""
+    spec = KernelSpecManager().get_kernel_spec(name)
+    return {"display_name": spec.display_name, "language": spec.language, "name": name}
 
 
 def store_outputs(path):
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(nb, timeout=300, kernel_name=KERNEL, resources={"metadata": {"path": str(path.parent)}}).execute()
+    nb.metadata["kernelspec"] = kernelspec()
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)

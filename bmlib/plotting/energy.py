@@ -36,6 +36,15 @@ from ._style import (
 )
 
 
+#: How a temperature is written on the landscape's axis; the energy widget's T
+#: slider shows its value in the same format, so the two always read alike.
+TEMPERATURE_FORMAT = ".3g"
+
+#: Room kept free above the tallest energy bar for the "stable state" key, as
+#: a fraction of the bars' span: the key sits in that band and no bar reaches it.
+KEY_HEADROOM = 0.3
+
+
 def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     """Energies (top), Boltzmann probabilities (middle) and the states (strip) of every state.
 
@@ -52,7 +61,7 @@ def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     ratios = [3, 3, 0.3 * min(n, MAX_LABELLED_UNITS) + 0.2]
     grid = (spec.subgridspec if spec is not None else fig.add_gridspec)(3, 1, height_ratios=ratios, hspace=0.1)
     ax_E, ax_p, ax_s = (fig.add_subplot(cell) for cell in grid)
-    for ax, heights, label in ((ax_E, E, "energy E(s)"), (ax_p, p, f"p(s) at T = {T:g}")):
+    for ax, heights, label in ((ax_E, E, "energy E(s)"), (ax_p, p, f"p(s) at T = {T:{TEMPERATURE_FORMAT}}")):
         _bars(ax, heights, colours)
         # Few y ticks, no x ticks, no mathtext: tick artists and TeX parsing are
         # the slowest parts of a fresh figure.
@@ -72,6 +81,11 @@ def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     ax_s.set_xlabel(f"the {2**n} states in all_states order ({on_off})", fontsize=FONT_SIZE,
                     labelpad=FONT_SIZE + 6 if labels else 4)
     # A coloured text rather than a legend: same message, a fraction of the drawing time.
+    # It sits in a band above the tallest bar (KEY_HEADROOM), so no bar can cover it
+    # whatever the sliders do to the energies.
+    low, high = ax_E.get_ylim()
+    top = max(E.max(), 0.0)
+    ax_E.set_ylim(low, max(high, top + KEY_HEADROOM * (top - min(E.min(), 0.0) or 1.0)))
     ax_E.text(0.99, 0.97, "\u25a0 stable state (local minimum)", color=HIGHLIGHT, transform=ax_E.transAxes,
               ha="right", va="top", fontsize=FONT_SIZE - 1)
     return ax_E, ax_p, ax_s

@@ -5,7 +5,7 @@ import ipywidgets
 import numpy as np
 
 from .._checks import check_model, check_temperature, check_units
-from ..plotting.energy import _draw_energy_landscape
+from ..plotting.energy import TEMPERATURE_FORMAT, _draw_energy_landscape
 from ..plotting._style import _draw_network
 from ._base import FigureWidget
 
@@ -40,7 +40,9 @@ class EnergyWidget(FigureWidget):
         self.unit = ipywidgets.Dropdown(options=list(range(n)), description="unit i")
         self.bias = ipywidgets.FloatSlider(value=b[0], description="b_i", **slider)
         self.temperature = ipywidgets.FloatLogSlider(value=self._T, base=10, min=min(-1, np.log10(self._T)),
-                                                     max=max(1, np.log10(self._T)), step=0.05, description="T")
+                                                     max=max(1, np.log10(self._T)), step=0.05, description="T",
+                                                     # as the figure's "p(s) at T = ..." writes it
+                                                     readout_format=TEMPERATURE_FORMAT)
         self.reset_button = ipywidgets.Button(description="reset")
         self.pair.observe(self._show_weight, names="value")
         self.unit.observe(self._show_bias, names="value")

@@ -60,9 +60,11 @@ class IsingWidget(FigureWidget):
         self.temperature = ipywidgets.FloatSlider(value=T, min=lo, max=hi, step=0.05 * self.J,
                                                   readout_format=".2f", description="T",
                                                   continuous_update=False)
-        self.run_button = ipywidgets.Button(description=f"run {self.sweeps_per_step} more sweeps")
-        self.random_button = ipywidgets.Button(description="restart: random")
-        self.up_button = ipywidgets.Button(description="restart: all up")
+        # Width from the label: ipywidgets' fixed default width cut "run 40 more sweeps".
+        fit = dict(layout=ipywidgets.Layout(width="auto"))
+        self.run_button = ipywidgets.Button(description=f"run {self.sweeps_per_step} more sweeps", **fit)
+        self.random_button = ipywidgets.Button(description="restart: random", **fit)
+        self.up_button = ipywidgets.Button(description="restart: all up", **fit)
         self.temperature.observe(self._set_temperature, names="value")
         self.run_button.on_click(self.run)
         self.random_button.on_click(lambda button: self.restart("random"))

@@ -42,9 +42,12 @@ class PartitionWidget(FigureWidget):
         self._left_cache = {}
         temps = comparison.temperatures
         start = len(temps) // 2 if T is None else int(np.argmin(np.abs(np.log(temps / T))))
+        # The slider's positions run from the lowest temperature on the left to the
+        # highest on the right, as the T axis of the plot does, whatever the order
+        # of the comparison's grid (the default grid is even in 1/T, so it falls).
         self.temperature_index = ipywidgets.SelectionSlider(
-            options=[(f"{t:.3g}", k) for k, t in enumerate(temps)], value=start, description="T",
-            continuous_update=True)
+            options=[(f"{temps[k]:.3g}", int(k)) for k in np.argsort(temps, kind="stable")], value=start,
+            description="T", continuous_update=True)
         self.budget_menu = ipywidgets.Dropdown(
             options=[(f"{B} passes over W", k) for k, B in enumerate(comparison.budgets)],
             value=len(comparison.budgets) - 1, description="sampling")

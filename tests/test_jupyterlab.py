@@ -1,0 +1,348 @@
+"""Every chapter as a student runs it: JupyterLab, in headless Chromium.
+
+JupyterLab is started the way the README's lab command starts it
+(``tools/lab.py`` in this environment, with the extensions
+requirements-lab.txt installs), on a free port of 127.0.0.1 with a token of
+the test's own, serving a copy of the chapters so that nothing in book/ is
+touched. Each chapter is opened, checked as rendered, run with "Run All",
+its widgets moved, saved, closed, and reopened with a fresh kernel.
+
+Fails on: a chapter that opens already modified (metadata JupyterLab rewrites),
+an error output, a raw MyST directive or role, raw ``$...$`` or a citation
+JupyterLab cannot resolve in a rendered Markdown cell, a solution visible
+before it is clicked, a widget button whose label is cut, a widget that does
+not redraw after a slider step, a saved notebook without widget state, a widget
+cell without a figure after save and reopen, and a JavaScript error in the
+console. Screenshots of the Energy chapter go to _build/screenshots/; the
+run-all time of each chapter and the slider-step redraw latency of each widget
+are printed at the end of the run (and written next to the screenshots): the
+median of three slider steps, from the key press to the new picture loaded.
+Timings are measured, never asserted.
+
+Needs Debian's `chromium`, the `playwright` package and JupyterLab with
+jupyterlab-myst (``pip install -r requirements.txt`` installs both); without
+them the tests are skipped with a message saying so.
+"""
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import TIMINGS
+from test_book import NOTEBOOKS, ROOT
+from test_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, sync_api
+
+pytest.importorskip("jupyterlab", reason="the JupyterLab test needs JupyterLab (pip install -r requirements.txt)")
+pytest.importorskip("jupyterlab_myst", reason="the JupyterLab test needs jupyterlab-myst (pip install -r requirements.txt)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="the JupyterLab test needs Chromium at /usr/bin/chromium (Debian: apt-get install chromium); skipped",
+    ),
+]
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+SCREENSHOT_CHAPTER = "energy.ipynb"
+RUN_ALL_TIMEOUT = 300_000  # ms: a generous bound for a loaded CI machine, not a performance limit
+# A visible remnant of MyST source: a directive or role name in braces, a fence, a directive option.
+RAW_MYST = re.compile(r"\{(?:exercise|solution|cite(?::\w+)?|numref|ref|eq|doc|admonition|note|math)\}|```|:::"
+                      r"|:class:|:label:")
+RAW_MATH = re.compile(r"\$[^$\s][^$]*\$|\$\$|\\\(|\\\[")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab from tools/lab.py on a copy of book/; yields (base URL, token, served folder)."""
+    tmp = tmp_path_factory.mktemp("jupyterlab")
+    served = tmp / "book"
+    served.mkdir()
+    for path in (ROOT / "book").iterdir():
+        if path.suffix in (".ipynb", ".md", ".bib"):
+            shutil.copy2(path, served / path.name)
+    # Fresh per-user folders: no settings, workspace, trusted-notebook database or
+    # runtime files of whoever runs the tests; what the environment presets still applies.
+    env = dict(os.environ)
+    for var, name in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
+                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+                      ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")):
+        env[var] = str(tmp / name)
+    # The kernel imports the bmlib of this checkout, as nbval's kernels do.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    # The one setting of the test's own: attach every cell to the page. JupyterLab's default
+    # draws off-screen cells only when they scroll into view, and the test inspects them all.
+    tracker = tmp / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))
+    # And one extension left out: the debugger asks every new kernel for its state, and the test
+    # shuts kernels down faster than a person would, before some have answered; the debugger then
+    # logs "Could not restore the debugger state" to the console. The chapters never use it.
+    page_config = tmp / "config" / "labconfig" / "page_config.json"
+    page_config.parent.mkdir(parents=True)
+    page_config.write_text(json.dumps({"disabledExtensions": {"@jupyterlab/debugger-extension": True}}))
+    port, token = free_port(), secrets.token_hex(16)
+    log = open(tmp / "jupyterlab.log", "w")
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "tools" / "lab.py"), "--no-browser", f"--port={port}", "--ServerApp.port_retries=0",
+         "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={served}",
+         "--LabApp.expose_app_in_browser=True", "--allow-root"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"JupyterLab exited with {server.returncode}:\n{(tmp / 'jupyterlab.log').read_text()[-3000:]}")
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer within 120 s:\n{(tmp / 'jupyterlab.log').read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield base, token, served
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def app(lab):
+    """One Chromium page with JupyterLab loaded; yields (page, problems seen so far)."""
+    base, token, _ = lab
+    problems = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+        def route(r):
+            if r.request.url.startswith(base) or r.request.url.startswith(("data:", "blob:")):
+                r.continue_()
+            else:
+                problems.append(f"remote request ({r.request.resource_type}): {r.request.url}")
+                r.abort()
+
+        page.route("**/*", route)
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.goto(f"{base}/lab?token={token}", wait_until="load")
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started", timeout=120_000)
+        page.evaluate("() => window.jupyterapp.restored")
+        yield page, problems
+        browser.close()
+
+
+# --- what runs in the page -------------------------------------------------
+
+OPEN = """async (path) => {
+  const app = window.jupyterapp;
+  const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  app.shell.activateById(panel.id);
+  window.__chapter = panel;
+}"""
+KERNEL_IDLE = """() => { const s = window.__chapter.sessionContext.session;
+                         return !!(s && s.kernel && s.kernel.status === 'idle'); }"""
+RENDERED = """() => { const cells = [...window.__chapter.node.querySelectorAll('.jp-MarkdownCell')];
+                      return cells.length > 0 && cells.every(c => c.querySelector('.myst')); }"""
+RUN_ALL = """() => { window.__ran = false;
+  window.jupyterapp.commands.execute('notebook:run-all-cells').then(() => { window.__ran = true; }); }"""
+# Run All has returned, every code cell has run and none is still running.
+ALL_RUN = """() => { const p = window.__chapter;
+  return window.__ran && p.sessionContext.session.kernel.status === 'idle'
+    && [...p.content.model.cells].every(c => c.type !== 'code' || (c.executionCount !== null && c.executionState !== 'running')); }"""
+# Text of each rendered Markdown cell, typeset math and code left out.
+MARKDOWN_TEXT = """() => [...window.__chapter.node.querySelectorAll('.jp-MarkdownCell .myst')].map(m => {
+  const copy = m.cloneNode(true);
+  copy.querySelectorAll('.katex, pre, code').forEach(e => e.remove());
+  return copy.textContent; })"""
+MATH_STATS = """() => ({typeset: window.__chapter.node.querySelectorAll('.jp-MarkdownCell .katex').length,
+                       failed: [...window.__chapter.node.querySelectorAll('.jp-MarkdownCell .katex-error')].map(e => e.textContent)})"""
+UNRESOLVED = """() => [...window.__chapter.node.querySelectorAll('.jp-MarkdownCell [title]')]
+  .filter(e => /not found|no label|unknown/i.test(e.title)).map(e => `${e.title}: ${e.textContent}`)"""
+# The widget views in output areas: the outer box of each bmlib widget (boxes inside it left out).
+WIDGETS = ("[...window.__chapter.node.querySelectorAll('.jp-OutputArea-output .widget-vbox')]"
+           ".filter(v => !v.parentElement.closest('.widget-vbox'))")
+# Each code cell with a widget output: does its output area show a loaded figure, and what text.
+WIDGET_CELLS = f"""() => {{ const p = window.__chapter;
+  return p.content.widgets.filter((cell, i) => cell.model.type === 'code'
+      && cell.model.outputs.toJSON().some(o => o.data && o.data['{WIDGET_MIME}']))
+    .map(cell => {{ const img = cell.outputArea.node.querySelector('img');
+      return {{figure: !!(img && img.complete && img.naturalWidth > 0),
+              text: cell.outputArea.node.textContent.trim().slice(0, 120)}}; }}); }}"""
+CUT_BUTTONS = f"""() => {WIDGETS}.flatMap(v => [...v.querySelectorAll('button')])
+  .filter(b => b.textContent.trim() && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent)"""
+# Watch widget k's picture: resolves with the ms from the key press reaching the page
+# until the new picture has loaded (kernel round trip, drawing, PNG decode).
+WATCH = f"""(k) => {{ const img = {WIDGETS}[k].querySelector('img');
+  const before = img.src; let t0 = performance.now();
+  document.addEventListener('keydown', () => {{ t0 = performance.now(); }}, {{once: true, capture: true}});
+  window.__redraw = new Promise(resolve => {{
+    img.addEventListener('load', function loaded() {{
+      if (img.src !== before && img.naturalWidth > 0) {{
+        img.removeEventListener('load', loaded);
+        resolve(performance.now() - t0); }} }}); }}); }}"""
+# Number the widget views, so that the test can point Playwright at each one.
+MARK_WIDGETS = f"() => {WIDGETS}.forEach((v, k) => v.setAttribute('data-test-widget', k))"
+SLIDER_VALUE = f"(k) => {WIDGETS}[k].querySelector('.noUi-handle').getAttribute('aria-valuenow')"
+
+
+def chapter_sources(path):
+    nb = json.loads(path.read_text())
+    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    widgets = sum(1 for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"]
+                  if WIDGET_MIME in o.get("data", {}))
+    return markdown, widgets
+
+
+def open_chapter(page, name):
+    page.evaluate(OPEN, name)
+    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+    try:
+        page.wait_for_function(RENDERED, timeout=60_000)
+    except sync_api.TimeoutError:
+        pytest.fail(f"{name}: Markdown cells not rendered by jupyterlab-myst within 60 s (is it installed and enabled?)")
+
+
+def close_chapter(page):
+    """Shut the kernel down and close the notebook, so the next open starts a fresh kernel."""
+    page.evaluate("""() => { window.__closed = false;
+        window.__chapter.sessionContext.shutdown().then(() => { window.__closed = true; }); }""")
+    page.wait_for_function("() => window.__closed", timeout=60_000)
+    page.evaluate("() => window.__chapter.dispose()")
+
+
+def close_everything(page):
+    """Shut down every kernel and close every document: a failed test leaves nothing running."""
+    page.evaluate("""() => { window.__closed = false;
+        window.jupyterapp.serviceManager.sessions.shutdownAll().then(() => { window.__closed = true; }); }""")
+    page.wait_for_function("() => window.__closed", timeout=60_000)
+    page.evaluate("() => [...window.jupyterapp.shell.widgets('main')].forEach(w => w.dispose())")
+
+
+def screenshot(page, locator, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    locator.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SCREENSHOTS / name))
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_in_jupyterlab(app, lab, notebook):
+    page, problems = app
+    served = lab[2]
+    seen = len(problems)
+    name = notebook.name
+    markdown, n_widgets = chapter_sources(notebook)
+    n_exercises, n_solutions = len(re.findall(r"\{exercise\}", markdown)), len(re.findall(r"\{solution\}", markdown))
+    shots = name == SCREENSHOT_CHAPTER
+    report = []
+
+    close_everything(page)
+    # Opened, nothing changed yet: JupyterLab must find the metadata it would write itself.
+    open_chapter(page, name)
+    assert page.evaluate("() => window.__chapter.context.model.dirty") is False, \
+        "the chapter opens already modified (stored metadata differs from what JupyterLab writes)"
+
+    # Rendered Markdown: no MyST source left, math typeset, every reference resolved.
+    for text in page.evaluate(MARKDOWN_TEXT):
+        raw = RAW_MYST.search(text) or RAW_MATH.search(text)
+        if raw is not None:
+            context = text[max(0, raw.start() - 80):raw.end() + 80]
+            pytest.fail(f"raw source {raw.group(0)!r} in a rendered Markdown cell: ...{context}...")
+    math = page.evaluate(MATH_STATS)
+    assert math["failed"] == [], f"TeX that KaTeX could not typeset: {math['failed'][:5]}"
+    assert ("$" not in markdown) or math["typeset"] > 0, "the chapter has math but none was typeset"
+    assert page.evaluate(UNRESOLVED) == [], "unresolved citation or reference in a rendered Markdown cell"
+
+    # Exercises shown, solutions folded until clicked.
+    boxes = page.locator(".jp-MarkdownCell .myst-exercise")
+    titles = boxes.locator(".myst-exercise-title").all_inner_texts()
+    solutions = page.locator(".jp-MarkdownCell details.myst-exercise")
+    assert sum(not t.startswith("Solution") for t in titles) == n_exercises, titles
+    assert solutions.count() == n_solutions >= 1, f"{n_solutions} solutions in the chapter, {solutions.count()} folded"
+    for k in range(n_solutions):
+        assert not solutions.nth(k).locator(".details-body").is_visible(), f"solution {k + 1} is visible before a click"
+    first = solutions.first
+    if shots:
+        screenshot(page, first, "jupyterlab-energy-exercises.png")
+    first.locator("summary").click()
+    assert first.locator(".details-body").is_visible(), "a clicked solution does not open"
+    first.evaluate("d => { d.open = false; }")  # a second click this soon would be a double click: edit mode
+
+    # Run All, timed; no error output.
+    t0 = time.perf_counter()
+    page.evaluate(RUN_ALL)
+    page.wait_for_function(ALL_RUN, timeout=RUN_ALL_TIMEOUT, polling=100)
+    run_all = time.perf_counter() - t0
+    report.append(f"run all {run_all:.1f} s")
+    errors = page.evaluate("""() => [...window.__chapter.content.model.cells].filter(c => c.type === 'code')
+        .flatMap(c => c.outputs.toJSON()).filter(o => o.output_type === 'error').map(o => `${o.ename}: ${o.evalue}`)""")
+    assert errors == [], f"error outputs: {errors}"
+
+    # Every widget live: labels whole, and a slider step redraws its picture.
+    page.wait_for_function(f"() => {WIDGETS}.length === {n_widgets}", timeout=60_000)
+    assert page.evaluate(CUT_BUTTONS) == [], "widget buttons whose label is cut"
+    page.evaluate(MARK_WIDGETS)
+    for k in range(n_widgets):
+        handle = page.locator(f'[data-test-widget="{k}"] .noUi-handle').first
+        handle.scroll_into_view_if_needed()
+        latencies = []
+        for key, back in (("ArrowRight", "ArrowLeft"), ("ArrowLeft", "ArrowRight"), ("ArrowRight", "ArrowLeft")):
+            before = page.evaluate(SLIDER_VALUE, k)
+            page.evaluate(WATCH, k)
+            handle.press(key)
+            if page.evaluate(SLIDER_VALUE, k) == before:  # already at that end: step the other way
+                handle.press(back)
+            latency = page.evaluate(
+                "() => Promise.race([window.__redraw, new Promise(r => setTimeout(() => r(null), 30000))])")
+            assert latency is not None, f"widget {k + 1} did not redraw within 30 s of a slider step"
+            latencies.append(latency)
+        report.append(f"widget {k + 1} redraw {sorted(latencies)[1]:.0f} ms (median of 3 steps: "
+                      + ", ".join(f"{t:.0f}" for t in latencies) + ")")
+    if shots:
+        screenshot(page, page.locator('[data-test-widget="0"]'),
+                   "jupyterlab-energy-widget.png")
+
+    # Save (with widget state, as tools/lab.py presets), close, reopen with a fresh kernel.
+    page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save'); }")
+    saved = json.loads((served / name).read_text())
+    assert "widgets" in saved["metadata"], "the saved notebook has no widget state (tools/lab.py's setting missing?)"
+    close_chapter(page)
+    open_chapter(page, name)
+    try:
+        page.wait_for_function(
+            f"() => {{ const w = ({WIDGET_CELLS})(); return w.length === {n_widgets} && w.every(c => c.figure); }}",
+            timeout=30_000)
+    except sync_api.TimeoutError:
+        pass  # reported just below, with what each widget cell shows instead
+    shown = page.evaluate(WIDGET_CELLS)
+    page.evaluate(MARK_WIDGETS)
+    assert len(shown) == n_widgets and all(w["figure"] for w in shown), \
+        f"widget cells without a figure after save and reopen: {shown}"
+    if shots:
+        screenshot(page, page.locator('[data-test-widget="0"]'),
+                   "jupyterlab-energy-reopened.png")
+    close_chapter(page)
+
+    TIMINGS.append(f"{name}: " + ", ".join(report))
+    assert problems[seen:] == [], "\n".join(problems[seen:])
