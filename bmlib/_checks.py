@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 
 UNITS = ("spins", "bits")
+#: (low, high) value of a unit in each convention: the one place they are written.
+LEVELS = {"spins": (-1, 1), "bits": (0, 1)}
 
 #: Largest number of units that exact enumeration accepts (2**30 states).
 #: At this size one enumeration takes tens of seconds on a laptop; beyond it,
@@ -375,7 +377,7 @@ def check_states(s, n, units=None, name="s"):
         infer_units(s, name)
         return s
     check_units(units)
-    allowed = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
+    allowed = LEVELS[units]
     bad = ~np.isin(s, allowed)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -391,9 +393,10 @@ def check_exact_size(n, what="exact enumeration"):
     if n > MAX_EXACT_UNITS:
         raise ValueError(
             f"{what} over 2**{n} states is refused: n = {n} units exceeds the limit of "
-            f"{MAX_EXACT_UNITS} (bmlib.MAX_EXACT_UNITS). Use sampling (sequential dynamics) "
-            "or a mean-field approximation instead; see the chapters on the Boltzmann-Gibbs "
-            "distribution and on the normalizing constant Z."
+            f"{MAX_EXACT_UNITS} (bmlib.MAX_EXACT_UNITS). For log Z use annealed importance "
+            "sampling (log_z_ais) or a mean-field estimate (log_z_mean_field, log_z_bethe); for a "
+            "zero-field square lattice, kaufman_log_partition is exact at any size; for averages, "
+            "sample. See the chapters on the Boltzmann-Gibbs distribution and on the normalizing constant Z."
         )
     return n
 
@@ -488,7 +491,7 @@ def check_means(m, n, units, name):
     if arr.ndim != 2 or arr.shape[1] != n or arr.shape[0] == 0:
         raise ValueError(f"{name} must have shape ({n},) or (k, {n}) with k >= 1; got shape {np.shape(m)}")
     _check_finite(arr, name)
-    low = -1.0 if units == "spins" else 0.0
+    low = LEVELS[units][0]
     bad = np.argwhere((arr < low) | (arr > 1.0))
     if bad.size:
         k, i = (int(j) for j in bad[0])

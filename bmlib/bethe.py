@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import (
+    LEVELS,
     ConvergenceWarning,
     check_approximation_temperature,
     check_damping,
@@ -118,7 +119,7 @@ class BetheResult:
         """
         second = np.outer(self.m, self.m)
         high = 1.0
-        low = -1.0 if self.units == "spins" else 0.0
+        low = LEVELS[self.units][0]
         values = np.array([low, high])
         pair = np.einsum("eac,a,c->e", self.pair_beliefs, values, values)
         i, j = self.edges.T

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_count, check_model, check_states, infer_units
+from ._checks import LEVELS, check_count, check_model, check_states, infer_units
 from ._random import as_generator
 from ._ties import zero_field_tolerance
 from .energy import energy
@@ -88,7 +88,7 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
         raise ValueError(f'order must be "sequential" or "random"; got {order!r}')
     max_sweeps = check_count(max_sweeps, "max_sweeps", minimum=1)
     gen = as_generator(rng) if order == "random" else None
-    low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
+    low, high = LEVELS[units]
 
     zero = zero_field_tolerance(W, b)  # a field that is 0 up to rounding leaves the unit as it is
 

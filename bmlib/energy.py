@@ -6,6 +6,13 @@ bmlib writes every model the same way (chapter "Energy"):
 
 with ``W`` symmetric and zero on the diagonal. The formula is the same for
 spins and bits; only the allowed values of ``s`` differ.
+
+Argument order. Functions *of a state* take the state first, ``energy(s, W, b)``,
+``local_fields(s, W, b)``, ``flip_energy_changes``, ``is_stable`` and
+``energy_descent``: they read as ``E(s)`` with the model as parameters, and
+``s`` may be a batch. Functions *of the model alone* (``log_partition(W, b, T)``,
+``sample``, every estimator) take ``W`` first. That is the one rule everywhere
+in bmlib.
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._threads import thin_blas
-from ._checks import check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
+from ._checks import LEVELS, check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
 from .states import MAX_TABLE_UNITS, _states_of_index, all_states
 
 _TRAILING_UNITS = 14
@@ -95,7 +95,7 @@ def _chunks(W, b, units):
     right[:L] = trail.T
     right[L] = -_block_energy(trail, W[n_lead:, n_lead:], b[n_lead:])
     right[L + 1] = 1.0
-    low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
+    low, high = LEVELS[units]
     for start in range(0, 2**n_lead, per_chunk):
         lead = _states_of_index(lead_all[start : start + per_chunk], n_lead, low, high, dtype=float)
         left = np.empty((lead.shape[0], L + 2))

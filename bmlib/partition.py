@@ -35,6 +35,7 @@ import numpy as np
 
 from ._threads import thin_blas
 from ._checks import (
+    LEVELS,
     _check_finite,
     check_approximation_temperature,
     check_choice,
@@ -51,6 +52,7 @@ from ._random import as_generator
 from .bethe import belief_propagation
 from .meanfield import naive_mean_field, tap_mean_field
 from .sampling import sample
+from .sampling.couplings import dense_model
 from .states import _states_of_index
 
 #: Mean-field marginals used as an importance-sampling proposal are kept in
@@ -156,6 +158,7 @@ def log_z_mean_field(
     >>> est.lower_bound, round(est.log_z - bm.log_partition(W, T=6.0), 3)
     (True, -0.288)
     """
+    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     res = naive_mean_field(
         W, b, T, units, n_starts=n_starts, schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng
     )
@@ -203,6 +206,7 @@ def log_z_tap(
     >>> round(est.log_z - bm.log_partition(W, T=6.0), 3)  # the naive bound is off by -0.288
     -0.038
     """
+    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     res = tap_mean_field(
         W, b, T, units, n_starts=n_starts, schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng
     )
@@ -245,6 +249,7 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
     >>> round(bm.log_z_bethe(W, T=1.0, rng=0).log_z - bm.log_partition(W), 10) + 0
     0.0
     """
+    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     res = belief_propagation(W, b, T, units, n_starts=n_starts, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
     return LogZEstimate(
         log_z=res.log_z,
@@ -310,6 +315,7 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     >>> abs(est.log_z - bm.log_partition(W, T=2.0)) < 3 * est.error
     True
     """
+    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "importance sampling")
@@ -317,7 +323,7 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     gen = as_generator(rng)
     n = W.shape[0]
     p_high, proposal_cost = _proposal(W, b, T, units, proposal, gen)
-    low = -1.0 if units == "spins" else 0.0
+    low = LEVELS[units][0]
     log_p, log_1mp = np.log(p_high), np.log1p(-p_high)
     block = max(1, _BLOCK_ENTRIES // max(n, 1))
     logw = np.empty(n_samples)
@@ -415,6 +421,7 @@ def log_z_visited_states(
     >>> full.details["all_visited"], round(full.log_z - bm.log_partition(W6, T=2.0), 12) + 0
     (True, 0.0)
     """
+    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "the visited-states sum")
@@ -541,6 +548,7 @@ def log_z_ais(
     >>> abs(est.log_z - bm.log_partition(W, T=1.0)) < 3 * est.error, est.cost
     (True, 14950)
     """
+    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "annealed importance sampling")
@@ -549,7 +557,7 @@ def log_z_ais(
     fractions = _schedule(n_steps, fractions)
     gen = as_generator(rng)
     n = W.shape[0]
-    low, high = (-1.0, 1.0) if units == "spins" else (0.0, 1.0)
+    low, high = LEVELS[units]
     p_high, base_sweeps = _proposal(W, b, T, units, base, gen, name="base")
     # p_0(s) ~ exp(a^T s) with p_0(s_i = high) = p_high: a_i = logit(p_high) / (high - low).
     a = (np.log(p_high) - np.log1p(-p_high)) / (high - low)
@@ -642,7 +650,7 @@ def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
     if W.shape[0] < W.shape[1]:  # enumerate the smaller layer, sum out the larger
         W, b_v, b_h = W.T, b_h, b_v
     k = check_exact_size(W.shape[1], "rbm_log_partition (enumerating the smaller layer)")
-    low = -1.0 if units == "spins" else 0.0
+    low = LEVELS[units][0]
     block = max(1, _BLOCK_ENTRIES // W.shape[0])
     # As in exact enumeration, energies are divided by T only as differences from
     # the running maximum, so that any T > 0 (down to 5e-324) gives the T -> 0

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._threads import thin_blas
+from .sampling.couplings import dense_model
 from ._checks import (
     ApproximationWarning,
     ConvergenceWarning,
@@ -200,7 +201,7 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     >>> comp.work["ais"][0].tolist()
     [950, 950]
     """
-    W, b = check_model(W, b)
+    W, b = check_model(*dense_model(W, b))
     units = check_units(units)
     n = check_exact_size(W.shape[0], "compare_log_z (it needs the exact log Z)")
     temps = check_temperatures(temperatures)

@@ -319,3 +319,23 @@ def test_an_estimate_prints_in_one_short_line():
     assert "\n" not in text and len(text) < 200 and "array" not in text
     assert text.startswith("LogZEstimate(ais: log_z = ") and "+/-" in text
     assert "+/-" not in repr(bm.log_z_mean_field(bm.square_lattice_couplings(4), T=2.5, rng=0))
+
+
+def test_estimators_take_the_lattice_object_that_sample_takes():
+    lattice = bm.SquareLattice(4, h=0.2)
+    W, b = bm.square_lattice_couplings(4), np.full(16, 0.2)
+    for estimator, kwargs in ((bm.log_z_mean_field, {}), (bm.log_z_bethe, {}), (bm.log_z_tap, {}),
+                              (bm.log_z_importance, {"n_samples": 200}), (bm.log_z_ais, {"n_runs": 5, "n_steps": 5}),
+                              (bm.log_z_visited_states, {"n_samples": 20})):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bm.ApproximationWarning)
+            assert estimator(lattice, T=2.5, rng=0, **kwargs).log_z == estimator(W, b, 2.5, rng=0, **kwargs).log_z
+    with pytest.raises(ValueError, match="b must be None when W is a SquareLattice"):
+        bm.log_z_mean_field(lattice, b)
+
+
+def test_refusals_point_to_what_works_instead():
+    with pytest.raises(ValueError, match="log_z_ais.*kaufman_log_partition"):
+        bm.log_partition(np.zeros((31, 31)))
+    with pytest.raises(ValueError, match=r"at T = 0 .* use anneal"):
+        bm.sample(bm.square_lattice_couplings(4), T=0)

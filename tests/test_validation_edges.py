@@ -180,7 +180,7 @@ def test_compare_log_z_refuses_an_empty_comparison(kwargs, error, message):
     [
         ("heat_bath", TypeError, "rules must be a sequence of rule names"),
         ([], ValueError, "rules must hold at least one item"),
-        (["heat_bath", "gibbs"], ValueError, r"rules\[1\] must be one of"),
+        (["heat_bath", "glauber"], ValueError, r"rules\[1\] must be one of"),
     ],
 )
 def test_convergence_curves_checks_rules(rules, error, message):
@@ -252,7 +252,7 @@ def test_check_memory_says_how_much():
         (lambda: bm.plot_moment_match([bm.BoltzmannMachine(3)], np.ones((2, 4))), ValueError,
          r"data must have shape \(P, 3\)"),
         (lambda: bm.state_labels(np.ones((1, 2, 3))), ValueError, r"states must have shape \(n,\) or \(m, n\)"),
-        (lambda: bm.SampledStatistics(rule="gibbs"), ValueError, "rule must be one of"),
+        (lambda: bm.SampledStatistics(rule="glauber"), ValueError, "rule must be one of"),
         (lambda: bm.encoder_report(bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), units="bits"),
                                    rng="seed"), TypeError, "rng must be None"),
         (lambda: bm.compare_log_z(W3, temperatures=[1.0], budgets=[100]).table(digits=-1),

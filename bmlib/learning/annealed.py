@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import (
+    LEVELS,
     check_annealing_schedule,
     check_choice,
     check_count,
@@ -46,7 +47,7 @@ PAPER_NOISE = (0.15, 0.05)
 
 def _noisy(values, noise, units, rng):
     """``values`` with each unit flipped with probability ``noise[0]`` if high and ``noise[1]`` if low."""
-    low = 0.0 if units == "bits" else -1.0
+    low = LEVELS[units][0]
     high = values == 1.0
     flip = rng.random(values.shape) < np.where(high, noise[0], noise[1])
     return np.where(flip, np.where(high, low, 1.0), values)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import check_choice, check_exact_size
+from .._checks import LEVELS, check_choice, check_exact_size
 from .._random import as_generator
 from .._ties import first_best_along_rows
 from ..datasets import encoder_patterns
@@ -102,7 +102,7 @@ def _mean_field(machine, patterns, groups, rng):
     g, gen = len(patterns), as_generator(rng)
     W, b, T, units = machine.W, machine.b, machine.T, machine.units
     middle = 0.0 if units == "spins" else 0.5
-    low = -1.0 if units == "spins" else 0.0
+    low = LEVELS[units][0]
 
     def read(m):
         # A mean at the midpoint up to rounding (a symmetric solution) reads as low on every machine.

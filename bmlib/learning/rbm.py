@@ -21,6 +21,7 @@ import numpy as np
 
 from .._threads import thin_blas
 from .._checks import (
+    LEVELS,
     _as_real_array,
     _check_finite,
     check_bias,
@@ -63,7 +64,7 @@ def _unit_mean(field, T, units):
 
 def _layer_blocks(n, units, size):
     """All states of n units in all_states order, in blocks of at most ``size`` rows."""
-    low, high = (0.0, 1.0) if units == "bits" else (-1.0, 1.0)
+    low, high = LEVELS[units]
     shifts = np.arange(n - 1, -1, -1)
     for start in range(0, 2**n, size):
         codes = np.arange(start, min(start + size, 2**n), dtype=np.int64)[:, None]
@@ -437,7 +438,7 @@ class RBM:
         if index.size > _MAX_MISSING:
             raise ValueError(f"missing must name at most {_MAX_MISSING} units (2**k completions are enumerated); "
                              f"got {index.size}")
-        low = -1 if self.units == "spins" else 0
+        low = LEVELS[self.units][0]
         patterns = np.repeat(v[None, :].astype(np.int8), 2**index.size, axis=0)
         patterns[:, index] = _states_of_index(np.arange(2**index.size), index.size, low=low)
         log_w = -self._free_energy(patterns.astype(float)) / self.T

@@ -34,6 +34,7 @@ import numpy as np
 from .._checks import check_bool, check_choice, check_count, check_instance
 from .._random import as_generator
 from ..sampling import sample
+from ..sampling.rules import rule_name
 from ._full import state_moments
 from .annealed import AnnealedStatistics
 from .deterministic import MeanFieldStatistics
@@ -240,7 +241,7 @@ class SampledStatistics:
         self.burn_in = check_count(burn_in, "burn_in", minimum=0)
         self.thin = check_count(thin, "thin", minimum=1)
         self.persistent = check_bool(persistent, "persistent")
-        self.rule = check_choice(rule, "rule", ("heat_bath", "metropolis"))
+        self.rule = rule_name(rule)
         self.chains = None
         self.standard_errors = None
 

@@ -6,6 +6,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.ticker import MaxNLocator
 
 from .._checks import (
+    LEVELS,
     check_count,
     check_data,
     check_finite_data,
@@ -132,7 +133,7 @@ def _draw_moment_match(ax, clamped, free, mask, units, title=None, data_label="d
     """Scatter of every <s_i s_j> (dots) and <s_i> (rings): data on x, model on y."""
     (mean_c, second_c), (mean_f, second_f) = clamped, free
     i, j = np.nonzero(np.triu(mask, 1))
-    low = -1.0 if units == "spins" else 0.0
+    low = LEVELS[units][0]
     ax.plot([low, 1], [low, 1], color=NEUTRAL, lw=1, zorder=1)
     ax.scatter(second_c[i, j], second_f[i, j], s=14, color=UNIT_ON, zorder=3,
                label=r"pairs $\langle s_i s_j \rangle$")

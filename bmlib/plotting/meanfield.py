@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .._checks import (
+    LEVELS,
     ConvergenceWarning,
     check_bool,
     check_choice,
@@ -242,7 +243,7 @@ def _draw_accuracy(ax, exact, approx, response, units, title=None):
     """Exact (x) against mean field (y): rings for <s_i>, dots for m_i m_j, crosses for linear response."""
     (mean, second), (m, second_mf) = exact, approx
     i, j = np.triu_indices(len(mean), 1)
-    low = -1.0 if units == "spins" else 0.0
+    low = LEVELS[units][0]
     ax.plot([low, 1], [low, 1], color=NEUTRAL, lw=1, zorder=1)
     ax.scatter(second[i, j], second_mf[i, j], s=12, color=UNIT_ON, zorder=3,
                label=r"pairs $\langle s_i s_j \rangle \approx m_i m_j$")

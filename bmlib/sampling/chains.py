@@ -23,6 +23,7 @@ import numpy as np
 
 from .._threads import thin_blas
 from .._checks import (
+    LEVELS,
     check_annealing_schedule,
     check_clamp,
     check_count,
@@ -33,7 +34,7 @@ from .._checks import (
 )
 from .._random import as_generator
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
-from .rules import LEVELS, check_rule_output, descend, resolve_rule
+from .rules import check_rule_output, descend, resolve_rule
 
 
 @dataclass(frozen=True)
@@ -271,6 +272,9 @@ def sample(
     (0.76, 0.76)
     """
     op = _operator(W, b)
+    if isinstance(T, (int, float)) and not isinstance(T, bool) and T == 0:
+        raise ValueError("T must be > 0 for sample; at T = 0 the dynamics is energy descent: use "
+                         "anneal(W, b, schedule=[(0.0, n_sweeps)]) or energy_descent")
     T = check_temperature(T)
     n_samples = check_count(n_samples, "n_samples", minimum=1)
     burn_in = check_count(burn_in, "burn_in", minimum=0)

@@ -34,6 +34,7 @@ import numpy as np
 
 from .._checks import check_bool, check_choice, check_count, check_memory, check_model, check_real
 from .._ties import TIE_RTOL, zero_field_tolerance
+from ..lattices import square_lattice_couplings
 from .schedules import SCANS, FixedOrder, RandomScan, _greedy_colouring
 
 
@@ -379,3 +380,30 @@ class SquareLattice(CouplingOperator):
         state.clamp_values = self._split(full)
         for colour in (0, 1):
             np.copyto(state.colours[colour], state.clamp_values[colour], where=state.clamp_mask[colour])
+
+
+def dense_model(W, b=None):
+    """``(W, b)`` as arrays: a :class:`SquareLattice` becomes its coupling matrix and field.
+
+    The log Z estimators work with a dense ``W``; this lets them take the same
+    lattice object that :func:`~bmlib.sample` takes. Anything else is returned
+    unchanged (and checked by the caller). ``b`` must be None with a lattice,
+    whose field is its ``h``.
+
+    Examples
+    --------
+    >>> import bmlib as bm
+    >>> from bmlib.sampling.couplings import dense_model
+    >>> W, b = dense_model(bm.SquareLattice(4, h=0.5))
+    >>> W.shape, float(b[0])
+    ((16, 16), 0.5)
+    """
+    if isinstance(W, DenseCouplings):
+        if b is not None:
+            raise ValueError("b must be None when W is a DenseCouplings operator (it holds its own b)")
+        return W.W, W.b
+    if isinstance(W, SquareLattice):
+        if b is not None:
+            raise ValueError(f"b must be None when W is a SquareLattice (its field is h = {W.h!r})")
+        return square_lattice_couplings(W.rows, W.cols, W.J, W.periodic), np.full(W.n_units, W.h)
+    return W, b

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import _as_real_array, _check_finite, check_temperature, check_units
+from .._checks import LEVELS, _as_real_array, _check_finite, check_choice, check_temperature, check_units
 from .._random import as_generator
 
-#: (low, high) value of a unit in each convention.
-LEVELS = {"spins": (-1, 1), "bits": (0, 1)}
 
 
 def _uniform(rng, like):
@@ -242,6 +240,15 @@ def descend(values, fields, T, units, rng):
 RULES = {"heat_bath": _heat_bath, "metropolis": _metropolis}
 
 
+#: Other names of the rules: the heat-bath rule is Gibbs sampling of one unit.
+ALIASES = {"gibbs": "heat_bath"}
+
+
+def rule_name(rule, name="rule"):
+    """The canonical name of a built-in rule given by name or alias (``"gibbs"`` is ``"heat_bath"``)."""
+    return check_choice(ALIASES.get(rule, rule) if isinstance(rule, str) else rule, name, tuple(RULES))
+
+
 def resolve_rule(rule, name="rule"):
     """Return ``(function, name, builtin)`` for a rule given by name or as a callable.
 
@@ -251,9 +258,11 @@ def resolve_rule(rule, name="rule"):
         return RULES[rule.__name__], rule.__name__, True
     if callable(rule):
         return rule, getattr(rule, "__name__", "custom"), False
+    rule = ALIASES.get(rule, rule) if isinstance(rule, str) else rule
     if not isinstance(rule, str) or rule not in RULES:
         raise ValueError(
-            f'{name} must be "heat_bath", "metropolis" or a function (values, fields, T, units, rng); got {rule!r}'
+            f'{name} must be "heat_bath" (also called "gibbs"), "metropolis" or a function '
+            f"(values, fields, T, units, rng); got {rule!r}"
         )
     return RULES[rule], rule, True
 

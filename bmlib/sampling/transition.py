@@ -51,7 +51,7 @@ from ..energy import flip_energy_changes
 from ..exact import boltzmann_distribution
 from ..states import MAX_TABLE_UNITS, all_states, state_index
 from .chains import sample
-from .rules import RULES
+from .rules import RULES, rule_name
 from .schedules import greedy_colouring
 
 #: How the figures and messages name the rules.
@@ -139,7 +139,7 @@ def transition_matrix(W, b=None, T=1.0, units="spins", *, rule="heat_bath", scan
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    rule = check_choice(rule, "rule", tuple(RULES))
+    rule = rule_name(rule)
     scan = check_choice(scan, "scan", ("sequential", "random", "colouring"))
     n = W.shape[0]
     if n > MAX_TRANSITION_UNITS:
@@ -297,7 +297,7 @@ def convergence_curves(W, b=None, T=1.0, units="spins", *, initial=None, n_sweep
     n_chains = check_count(n_chains, "n_chains", minimum=1)
     # One string is one rule, not a sequence of its characters.
     rules = check_sequence(rules, "rules", 'a sequence of rule names, e.g. ("heat_bath", "metropolis")')
-    rules = [check_choice(rule, f"rules[{k}]", tuple(RULES)) for k, rule in enumerate(rules)]
+    rules = [rule_name(rule, f"rules[{k}]") for k, rule in enumerate(rules)]
     # The sampled chains (int8) and the histogram of each sweep (float64), per rule.
     check_memory(n_sweeps * (n_chains * n + 8 * 2**n), f"{n_sweeps} sweeps of {n_chains} chains x {n} units")
     if initial is None:

@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .._checks import (
+    LEVELS,
     ConvergenceWarning,
     check_model,
     check_real,
@@ -176,7 +177,7 @@ class MeanFieldWidget(FigureWidget):
         if others:
             ax.plot(np.tile(x, len(others)), np.concatenate(others), "o", mfc="white", mec=UNIT_ON, ms=6, mew=1.2)
         ax.plot(x, solutions[0][0], "o", color=HIGHLIGHT, ms=7)
-        low = -1.0 if self.units == "spins" else 0.0
+        low = LEVELS[self.units][0]
         ax.axhline(0, color=UNIT_ON, lw=0.6)
         ax.set(xlim=(-0.6, n - 0.4), ylim=(low - 0.08, 1.45), xticks=x, yticks=[low, 0, 1] if low < 0 else [0, 0.5, 1])
         ax.set_xlabel("unit i", fontsize=FONT_SIZE)
