@@ -79,17 +79,10 @@ from .learning import (
     train,
 )
 from .meanfield import MeanFieldResult, naive_mean_field, tap_mean_field
-from .partition import (
-    LogZEstimate,
-    log_z_ais,
-    log_z_bethe,
-    log_z_importance,
-    log_z_mean_field,
-    log_z_tap,
-    log_z_visited_states,
-    rbm_log_partition,
-)
+from .partition import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
+from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
 from .partition_study import LogZComparison, compare_log_z
+from .rbm_exact import rbm_log_partition
 from .sampling import (
     ChiSquareResult,
     DenseCouplings,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_count, check_memory, check_integer, check_real, check_units
+from ._checks import check_count, check_integer, check_memory, check_real, check_units
 from ._random import as_generator
 from .states import all_states
 

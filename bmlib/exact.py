@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._threads import thin_blas
 from ._checks import LEVELS, check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
+from ._threads import thin_blas
 from .states import MAX_TABLE_UNITS, _states_of_index, all_states
 
 _TRAILING_UNITS = 14
@@ -165,13 +165,13 @@ def _moments(W, b, T, units, k):
         acc.add("tt", trail.T @ (w_trail[:, None] * trail))
     s = acc.sums
     Z = s["Z"]
-    k = lead.shape[1]
+    m = n - min(n, _TRAILING_UNITS)  # the leading units of every chunk (as _chunks splits them)
     mean = np.concatenate([s["m_lead"], s["m_trail"]]) / Z
     second = np.empty((n, n))
-    second[:k, :k] = s["ll"] / Z
-    second[:k, k:] = s["lt"] / Z
-    second[k:, :k] = second[:k, k:].T
-    second[k:, k:] = s["tt"] / Z
+    second[:m, :m] = s["ll"] / Z
+    second[:m, m:] = s["lt"] / Z
+    second[m:, :m] = second[:m, m:].T
+    second[m:, m:] = s["tt"] / Z
     return acc.shift, float(np.log(Z)), mean, second
 
 

@@ -14,7 +14,6 @@ curie_weiss_couplings         fully connected ferromagnet (mean field is exact a
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from ._checks import check_bool, check_count, check_memory, check_real

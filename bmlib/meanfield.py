@@ -67,8 +67,8 @@ from ._checks import (
     check_bool,
     check_choice,
     check_clamp,
-    check_damping,
     check_count,
+    check_damping,
     check_means,
     check_model,
     check_real,
@@ -267,7 +267,8 @@ def naive_mean_field(
     >>> round(float(np.log(4 * np.cosh(0.5))), 4)
     1.5064
     """
-    return _mean_field("naive", W, b, T, units, clamped, values, init, n_starts, schedule, damping, tol, max_iter, rng)
+    return _mean_field("naive", W, b, T, units, clamped=clamped, values=values, init=init, n_starts=n_starts,
+                       schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
 
 
 def tap_mean_field(
@@ -329,7 +330,8 @@ def tap_mean_field(
     >>> res.converged, round(res.log_z, 4), round(float(2 * np.log(2) + 0.5**2 / 2), 4)
     (True, 1.5113, 1.5113)
     """
-    return _mean_field("tap", W, b, T, units, clamped, values, init, n_starts, schedule, damping, tol, max_iter, rng)
+    return _mean_field("tap", W, b, T, units, clamped=clamped, values=values, init=init, n_starts=n_starts,
+                       schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
 
 
 # ----------------------------------------------------------------------------
@@ -337,7 +339,7 @@ def tap_mean_field(
 # ----------------------------------------------------------------------------
 
 
-def _mean_field(method, W, b, T, units, clamped, values, init, n_starts, schedule, damping, tol, max_iter, rng):
+def _mean_field(method, W, b, T, units, *, clamped, values, init, n_starts, schedule, damping, tol, max_iter, rng):
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "naive mean field" if method == "naive" else "TAP")

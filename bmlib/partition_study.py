@@ -21,8 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._threads import thin_blas
-from .sampling.couplings import dense_model
 from ._checks import (
     ApproximationWarning,
     ConvergenceWarning,
@@ -32,20 +30,15 @@ from ._checks import (
     check_integer,
     check_model,
     check_sequence,
-    check_temperature,
     check_temperatures,
     check_units,
 )
 from ._random import as_generator
+from ._threads import thin_blas
 from .exact import log_partition
-from .partition import (
-    log_z_ais,
-    log_z_bethe,
-    log_z_importance,
-    log_z_mean_field,
-    log_z_tap,
-    log_z_visited_states,
-)
+from .partition import log_z_bethe, log_z_mean_field, log_z_tap
+from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
+from .sampling.couplings import dense_model
 
 #: The methods, in the order of tables and legends: key -> label.
 METHODS = {

@@ -209,9 +209,9 @@ def test_rbm_log_partition_matches_the_full_machine(n_v, n_h, T, units):
 
 @pytest.mark.parametrize("units", ["spins", "bits"])
 def test_rbm_log_partition_in_many_blocks(units, monkeypatch):
-    import bmlib.partition as partition
+    import bmlib.rbm_exact as rbm_exact
 
-    monkeypatch.setattr(partition, "_BLOCK_ENTRIES", 16)  # one or two states per block
+    monkeypatch.setattr(rbm_exact, "_BLOCK_ENTRIES", 16)  # one or two states per block
     rng = np.random.default_rng(3)
     W_vh, b_v, b_h = 2 * rng.normal(size=(10, 5)), rng.normal(size=10), rng.normal(size=5)
     exact = bm.log_partition(block_couplings(W_vh), np.concatenate([b_v, b_h]), 0.3, units)

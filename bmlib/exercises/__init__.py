@@ -6,10 +6,10 @@ what was expected, what came back, and, when the pattern of errors gives it
 away, the likely mistake. The inputs come from a fixed seed and use weights
 in steps of 0.5, so every printed number is short and the same on every run.
 """
-from .energy import check_energy_function, check_local_fields, check_is_stable
-from .ising import check_lattice_energy
-from .sampling import check_heat_bath_update
-from .learning import check_gradient_function
-from .partition import check_log_mean_exp, check_mean_field_bound
+from .energy import check_energy_function, check_is_stable, check_local_fields
 from .hidden import check_hidden_probabilities
+from .ising import check_lattice_energy
+from .learning import check_gradient_function
 from .meanfield import check_mean_field_sweep
+from .partition import check_log_mean_exp, check_mean_field_bound
+from .sampling import check_heat_bath_update

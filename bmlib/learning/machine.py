@@ -23,11 +23,11 @@ import numpy as np
 from .._checks import (
     check_bias,
     check_bool,
-    check_data,
     check_count,
-    check_memory,
+    check_data,
     check_mask,
     check_masked_weights,
+    check_memory,
     check_real,
     check_temperature,
     check_units,

@@ -19,19 +19,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._threads import thin_blas
 from .._checks import (
     LEVELS,
     _as_real_array,
     _check_finite,
     check_bias,
+    check_count,
     check_data,
     check_exact_size,
-    check_count,
     check_indices,
-    check_integer,
-    check_memory,
     check_means,
+    check_memory,
     check_real,
     check_states,
     check_temperature,
@@ -39,7 +37,8 @@ from .._checks import (
 )
 from .._numerics import sigmoid
 from .._random import as_generator
-from ..partition import rbm_log_partition
+from .._threads import thin_blas
+from ..rbm_exact import rbm_log_partition
 from ..states import _states_of_index
 from .machine import BoltzmannMachine
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_bool, check_choice, check_count, check_instance
+from .._checks import check_bool, check_count, check_instance
 from .._random import as_generator
 from ..sampling import sample
 from ..sampling.rules import rule_name

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._threads import thin_blas
 from .._checks import check_bool, check_choice, check_count, check_real
 from .._progress import progress_bar
 from .._random import as_generator
+from .._threads import thin_blas
 from .machine import BoltzmannMachine
 from .rbm import RBM
 from .statistics import resolve_statistics

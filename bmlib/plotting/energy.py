@@ -35,7 +35,6 @@ from ._style import (
     state_labels,
 )
 
-
 #: How a temperature is written on the landscape's axis; the energy widget's T
 #: slider shows its value in the same format, so the two always read alike.
 TEMPERATURE_FORMAT = ".3g"

@@ -19,7 +19,18 @@ from ..learning.encoder import encoder_report
 from ..learning.machine import BoltzmannMachine
 from ..learning.training import TrainingHistory
 from ..states import all_states
-from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_OFF, UNIT_ON, _new_figure, _tidy, state_labels
+from ._style import (
+    FONT_SIZE,
+    HIGHLIGHT,
+    NEGATIVE,
+    NEUTRAL,
+    POSITIVE,
+    UNIT_OFF,
+    UNIT_ON,
+    _new_figure,
+    _tidy,
+    state_labels,
+)
 
 #: Line colours of successive runs in one figure (the same order as in the chapter "The learning rule").
 _RUN_COLOURS = (UNIT_ON, HIGHLIGHT, POSITIVE, NEGATIVE)

@@ -19,7 +19,7 @@ from .._checks import (
 from ..learning.machine import BoltzmannMachine
 from ..learning.statistics import exact_statistics
 from ..learning.training import TrainingHistory
-from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _ON_OFF, _new_figure, _tidy
+from ._style import _ON_OFF, FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _new_figure, _tidy
 
 #: Line colours of successive training histories in one figure.
 _HISTORY_COLOURS = (UNIT_ON, HIGHLIGHT, POSITIVE, NEGATIVE)

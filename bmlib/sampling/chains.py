@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._threads import thin_blas
 from .._checks import (
     LEVELS,
     check_annealing_schedule,
@@ -33,6 +32,7 @@ from .._checks import (
     check_units,
 )
 from .._random import as_generator
+from .._threads import thin_blas
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
 from .rules import check_rule_output, descend, resolve_rule
 
@@ -132,7 +132,7 @@ def _clamp(clamped, values, n, n_chains, units):
     return index, np.broadcast_to(vals, (n_chains, index.size)).astype(np.int8)
 
 
-def _run(op, states, temperatures, keep, first_counted, rule, scan, units, clamp, rng, checked=True):
+def _run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng, checked=True):
     """Run sweeps at ``temperatures[t]``; keep the state after sweep t where ``keep[t]``.
 
     Acceptance is counted from sweep ``first_counted`` on (burn-in excluded).
@@ -283,7 +283,8 @@ def sample(
     temperatures = np.full(burn_in + n_samples * thin, T)
     keep = np.zeros(temperatures.size, dtype=bool)
     keep[burn_in + thin - 1 :: thin] = True
-    return _chains(op, temperatures, keep, burn_in, units, n_chains, rule, scan, clamped, values, initial, rng)
+    return _chains(op, temperatures, keep, units, first_counted=burn_in, n_chains=n_chains, rule=rule, scan=scan,
+                   clamped=clamped, values=values, initial=initial, rng=rng)
 
 
 @thin_blas
@@ -353,10 +354,11 @@ def anneal(
     check_count(int(sweeps.sum()), "the total number of sweeps in schedule", minimum=1)
     temperatures = np.repeat(temps, sweeps)
     keep = np.ones(temperatures.size, dtype=bool)
-    return _chains(op, temperatures, keep, 0, units, n_chains, rule, scan, clamped, values, initial, rng)
+    return _chains(op, temperatures, keep, units, first_counted=0, n_chains=n_chains, rule=rule, scan=scan,
+                   clamped=clamped, values=values, initial=initial, rng=rng)
 
 
-def _chains(op, temperatures, keep, first_counted, units, n_chains, rule, scan, clamped, values, initial, rng):
+def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, scan, clamped, values, initial, rng):
     """Validate what :func:`sample` and :func:`anneal` share, then run."""
     units = check_units(units)
     if n_chains is None:
@@ -376,7 +378,8 @@ def _chains(op, temperatures, keep, first_counted, units, n_chains, rule, scan, 
     gen = as_generator(rng)
     states = _initial_states(initial, n, n_chains, units, gen)
     samples, energies, acceptance, final = _run(
-        op, states, temperatures, keep, first_counted, rule_fn, scan, units, clamp, gen, builtin
+        op, states, temperatures, keep, first_counted=first_counted, rule=rule_fn, scan=scan, units=units,
+        clamp=clamp, rng=gen, checked=builtin
     )
     return SampleResult(
         samples=samples,

@@ -29,7 +29,6 @@ from .._checks import LEVELS, _as_real_array, _check_finite, check_choice, check
 from .._random import as_generator
 
 
-
 def _uniform(rng, like):
     """Uniform numbers in [0, 1) of the shape of ``like``, in its float precision.
 

@@ -5,8 +5,8 @@ import ipywidgets
 import numpy as np
 
 from .._checks import check_model, check_temperature, check_units
-from ..plotting.energy import TEMPERATURE_FORMAT, _draw_energy_landscape
 from ..plotting._style import _draw_network
+from ..plotting.energy import TEMPERATURE_FORMAT, _draw_energy_landscape
 from ._base import FigureWidget
 
 #: Largest network the energy widget accepts: above it, redrawing 2**n bars

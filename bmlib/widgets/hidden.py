@@ -1,7 +1,6 @@
 """The widget of the chapter "Hidden units": the hidden code of each image, and completions of hidden pixels."""
 from __future__ import annotations
 
-
 import ipywidgets
 import numpy as np
 from matplotlib.collections import LineCollection

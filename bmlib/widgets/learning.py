@@ -1,7 +1,6 @@
 """The widget of the chapter "The learning rule": step through training and watch the statistics meet."""
 from __future__ import annotations
 
-
 import ipywidgets
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap

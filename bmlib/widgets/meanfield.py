@@ -24,8 +24,8 @@ from .._checks import (
     check_temperature_range,
     check_units,
 )
-from ..energy import energy, is_stable
 from .._ties import order_with_ties
+from ..energy import energy, is_stable
 from ..exact import exact_moments, log_partition
 from ..meanfield import naive_mean_field
 from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON, _bars, _tidy

@@ -1,0 +1,100 @@
+"""The exact ``log Z`` of a restricted Boltzmann machine, enumerating only its smaller layer."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import LEVELS, check_exact_size, check_rbm_parameters, check_temperature, check_units
+from ._threads import thin_blas
+from .states import _states_of_index
+
+#: Rows of states per block times the width of the summed layer: bounds memory (16 MiB of float64).
+_BLOCK_ENTRIES = 2**21
+
+
+@thin_blas
+def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
+    """Exact ``log Z`` of a restricted Boltzmann machine, enumerating only its smaller layer.
+
+    ``E(v, h) = -v^T W h - b_visible^T v - b_hidden^T h``: the Boltzmann machine
+    with the block couplings ``[[0, W], [W^T, 0]]`` (the parameters of
+    :class:`~bmlib.RBM`, with the same names). Given one layer, the units of
+    the other are independent, so their sum is a product:
+    ``sum_h exp(-E(v, h)/T) = exp(b_visible^T v / T) prod_j g((W^T v + b_hidden)_j / T)``
+    with ``g(a) = 1 + e^a`` for bits and ``2 cosh a`` for spins, computed in
+    logs as ``logaddexp(0, a)`` and ``logaddexp(a, -a)``. Only the
+    ``2**min(n_visible, n_hidden)`` states of the smaller layer are enumerated, in blocks.
+
+    Parameters
+    ----------
+    W : array_like of shape (n_visible, n_hidden)
+        Visible-hidden couplings.
+    b_visible : array_like of shape (n_visible,), optional
+    b_hidden : array_like of shape (n_hidden,), optional
+    T : float
+    units : {"spins", "bits"}
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If the smaller layer has more than ``MAX_EXACT_UNITS`` units, or if
+        ``log Z`` itself is beyond the float range (``T`` near 0 with a
+        ground energy other than 0). As ``T -> 0`` the result tends to
+        ``-E_min / T + log g`` with ``g`` ground states, as for
+        :func:`~bmlib.log_partition`.
+
+    Notes
+    -----
+    Explained in the chapter "Hidden units".
+
+    Examples
+    --------
+    One visible and one hidden bit with coupling 1: ``Z = 3 + e``.
+
+    >>> import numpy as np
+    >>> import bmlib as bm
+    >>> round(bm.rbm_log_partition([[1.0]], units="bits"), 6), round(float(np.log(3 + np.e)), 6)
+    (1.743668, 1.743668)
+    """
+    W, b_v, b_h = check_rbm_parameters(W, b_visible, b_hidden)
+    T, units = check_temperature(T), check_units(units)
+    if W.shape[0] < W.shape[1]:  # enumerate the smaller layer, sum out the larger
+        W, b_v, b_h = W.T, b_h, b_v
+    k = check_exact_size(W.shape[1], "rbm_log_partition (enumerating the smaller layer)")
+    low = LEVELS[units][0]
+    block = max(1, _BLOCK_ENTRIES // W.shape[0])
+    # As in exact enumeration, energies are divided by T only as differences from
+    # the running maximum, so that any T > 0 (down to 5e-324) gives the T -> 0
+    # limit instead of inf - inf = NaN. log g(a / T), g(x) = 1 + e^x (bits) or
+    # 2 cosh x (spins), is split into an energy part, max(a, 0) or |a|, and an
+    # entropy part in [0, log 2] kept apart (times a subnormal T it would be lost).
+    width = 1.0 if units == "bits" else 2.0
+    shift, log_total = -np.inf, -np.inf
+    for start in range(0, 2**k, block):
+        H = _states_of_index(np.arange(start, min(start + block, 2**k)), k, low, 1.0, dtype=float)
+        a = H @ W.T + b_v  # field on every unit of the summed layer, shape (rows, n_large)
+        with np.errstate(over="ignore"):  # |a| / T = inf is the right limit: its term is 0
+            entropy = np.log1p(np.exp(-width * np.abs(a) / T)).sum(axis=1)
+            neg_f = H @ b_h + 0.5 * (width * np.abs(a) + (2.0 - width) * a).sum(axis=1)
+            top = float(neg_f.max())
+            if top > shift:  # running log-sum-exp: re-reference what was summed so far
+                log_total -= (top - shift) / T
+                shift = top
+            rel = (neg_f - shift) / T + entropy  # <= n_large log 2, never NaN
+        peak = float(rel.max())
+        log_total = float(np.logaddexp(log_total, peak + np.log(np.exp(rel - peak).sum())))
+    with np.errstate(over="ignore"):
+        log_z = shift / T + log_total
+    if not np.isfinite(log_z):
+        raise ValueError(
+            f"rbm_log_partition: log Z is beyond the float range (about 1.8e308) at T = {T!r}. "
+            "The probabilities depend only on W_vh / T and the biases / T; rescale them and T by a "
+            "common factor, or find the ground states with energy_descent or anneal."
+        )
+    return log_z
+
+
+# ----------------------------------------------------------------------------
