@@ -165,7 +165,7 @@ _LAZY_SUBMODULES = {
 }
 _LAZY_NAMES = {name: module for module, names in _LAZY_SUBMODULES.items() for name in names}
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 __all__ = [
     "ChiSquareResult",

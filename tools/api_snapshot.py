@@ -1,0 +1,119 @@
+"""Record bmlib's public API (names, signatures, result fields) in tests/api_snapshot.json.
+
+Usage:  python tools/api_snapshot.py          (rewrites the snapshot)
+        python tools/api_snapshot.py --diff   (prints what changed, exit 1 if anything did)
+
+tests/test_api_snapshot.py compares the library with the snapshot, so a change
+to a public name, a parameter, a default or a result field fails the tests
+until the snapshot is rewritten on purpose, in the same commit, whose message
+says why. That is the README's stability promise made checkable.
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOT = ROOT / "tests" / "api_snapshot.json"
+sys.path.insert(0, str(ROOT))
+
+import bmlib  # noqa: E402
+
+
+def _plain(value):
+    """A default value as version-independent text (NumPy 2 prints np.float64(1.0) where 1.x prints 1.0)."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_plain(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():
+        return repr(value.item())
+    return repr(value)
+
+
+def _signature(obj):
+    """Parameter names, kinds and defaults; annotations left out (their text differs between Pythons)."""
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+    parts, star = [], False
+    for p in sig.parameters.values():
+        if p.name.startswith("_"):
+            continue  # private fields of result records are not part of the API
+        if p.kind is p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        prefix = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        star = star or p.kind is p.VAR_POSITIONAL
+        default = "" if p.default is p.empty else "=" + _plain(p.default)
+        parts.append(prefix + p.name + default)
+    return "(" + ", ".join(parts) + ")"
+
+
+def _fields(cls):
+    if dataclasses.is_dataclass(cls):
+        return [f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")]
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return list(cls._fields)
+    return None
+
+
+def _describe(name):
+    obj = getattr(bmlib, name)
+    if inspect.isclass(obj):
+        entry = {"kind": "class", "signature": _signature(obj)}
+        fields = _fields(obj)
+        if fields is not None:
+            entry["fields"] = fields
+        members = {}
+        for attr, value in sorted(vars(obj).items()):
+            if attr.startswith("_") or (fields and attr in fields):
+                continue
+            if isinstance(value, property):
+                members[attr] = "property"
+            elif callable(value) or isinstance(value, (staticmethod, classmethod)):
+                members[attr] = _signature(getattr(obj, attr))
+            else:
+                members[attr] = "attribute"
+        entry["members"] = members
+        return entry
+    if callable(obj):
+        return {"kind": "function", "signature": _signature(obj)}
+    return {"kind": "constant", "type": type(obj).__name__}
+
+
+def snapshot():
+    return {"version": bmlib.__version__, "names": {name: _describe(name) for name in sorted(bmlib.__all__)}}
+
+
+def differences(old, new):
+    lines = []
+    if old.get("version") != new["version"]:
+        lines.append(f"version: {old.get('version')} -> {new['version']}")
+    for name in sorted(set(old["names"]) | set(new["names"])):
+        a, b = old["names"].get(name), new["names"].get(name)
+        if a is None:
+            lines.append(f"+ {name}: {b}")
+        elif b is None:
+            lines.append(f"- {name}")
+        elif a != b:
+            lines.append(f"~ {name}:\n    was {a}\n    now {b}")
+    return lines
+
+
+def main(argv):
+    new = snapshot()
+    if "--diff" in argv:
+        old = json.loads(SNAPSHOT.read_text())
+        lines = differences(old, new)
+        print("\n".join(lines) or "no change")
+        return 1 if lines else 0
+    SNAPSHOT.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {SNAPSHOT} ({len(new['names'])} names)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
