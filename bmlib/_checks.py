@@ -555,15 +555,7 @@ def check_clamp(clamped, values, n, units):
     ``(k,)`` for one pattern or ``(P, k)`` for P >= 1 patterns, in ``units``.
     Returns ``indices`` as an int array of shape (k,) and ``values`` as floats.
     """
-    idx = np.asarray(clamped)
-    if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
-        raise TypeError(f"clamped must be a 1-D sequence of unit indices; got {_show(clamped)}")
-    idx = idx.astype(int)
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        bad = int(idx[(idx < 0) | (idx >= n)][0])
-        raise ValueError(f"clamped indices must be in 0..{n - 1}; got {bad}")
-    if len(np.unique(idx)) != idx.size:
-        raise ValueError(f"clamped indices must not repeat; got {idx.tolist()}")
+    idx = check_indices(clamped, n, "clamped")
     vals = _as_real_array(values, "values") if values is not None else None
     # (0,) is one empty pattern (nothing clamped); only a batch of zero patterns, (0, k), is refused.
     if vals is None or vals.ndim not in (1, 2) or vals.shape[-1] != idx.size or (vals.ndim == 2 and vals.shape[0] == 0):

@@ -125,14 +125,20 @@ def save_model(path, model, *, overwrite=False):
     return path
 
 
-def _source(path):
-    """The file that ``load_model(path)`` reads: a str path to an existing file, else a clear error."""
+def _str_path(path):
+    """``path`` as a str (from a str or os.PathLike), else a TypeError naming it."""
     try:
         path = os.fspath(path)
     except TypeError:
         raise TypeError(f"path must be a str or os.PathLike; got {type(path).__name__}") from None
     if not isinstance(path, str):
         raise TypeError(f"path must be a str or os.PathLike giving a str; got {path!r}")
+    return path
+
+
+def _source(path):
+    """The file that ``load_model(path)`` reads: a str path to an existing file, else a clear error."""
+    path = _str_path(path)
     if not os.path.exists(path):
         # The standard exception for a missing file, but saying which argument and what to check.
         hint = "" if path.endswith(".npz") or not os.path.exists(path + ".npz") else f"; did you mean {path + '.npz'!r}?"
@@ -142,12 +148,7 @@ def _source(path):
 
 def _destination(path):
     """The file that ``save_model(path, ...)`` writes, after refusing paths that name no file."""
-    try:
-        path = os.fspath(path)
-    except TypeError:
-        raise TypeError(f"path must be a str or os.PathLike; got {type(path).__name__}") from None
-    if not isinstance(path, str):
-        raise TypeError(f"path must be a str or os.PathLike giving a str; got {path!r}")
+    path = _str_path(path)
     if os.path.basename(path) in ("", ".npz"):
         raise ValueError(f"path must name a file, but its last part is {os.path.basename(path)!r}; got {path!r}")
     given, path = path, path if path.endswith(".npz") else path + ".npz"
