@@ -53,13 +53,11 @@ from .io import load_model, save_model
 from .ising_exact import (
     chain_log_partition,
     critical_temperature,
-    kaufman_energy_per_spin,
-    kaufman_log_partition,
-    kaufman_specific_heat_per_spin,
     onsager_energy_per_spin,
     onsager_free_energy_per_spin,
     yang_magnetization,
 )
+from .kaufman import kaufman_energy_per_spin, kaufman_log_partition, kaufman_specific_heat_per_spin
 from .lattices import chain_couplings, curie_weiss_couplings, sk_couplings, square_lattice_couplings
 from .learning import (
     RBM,

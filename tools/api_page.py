@@ -28,7 +28,7 @@ SECTIONS = [
       "bmlib.sampling.transition", "bmlib.sampling.diagnostics", "bmlib.sampling.goodness", "bmlib.sampling.couplings",
       "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling"]),
     ("The Ising model", "ising",
-     ["bmlib.lattices", "bmlib.ising_exact", "bmlib.sampling.observables",
+     ["bmlib.lattices", "bmlib.ising_exact", "bmlib.kaufman", "bmlib.sampling.observables",
       "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
     ("Learning", "learning_rule",
      ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.statistics", "bmlib.datasets",

@@ -64,10 +64,8 @@ def _unit_mean(field, T, units):
 def _layer_blocks(n, units, size):
     """All states of n units in all_states order, in blocks of at most ``size`` rows."""
     low, high = LEVELS[units]
-    shifts = np.arange(n - 1, -1, -1)
     for start in range(0, 2**n, size):
-        codes = np.arange(start, min(start + size, 2**n), dtype=np.int64)[:, None]
-        yield np.where((codes >> shifts) & 1 == 1, high, low)
+        yield _states_of_index(np.arange(start, min(start + size, 2**n)), n, low, high, dtype=float)
 
 
 class RBMGradient(NamedTuple):

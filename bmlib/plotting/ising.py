@@ -17,13 +17,8 @@ from .._checks import (
     check_weights,
 )
 from ..energy import energy
-from ..ising_exact import (
-    critical_temperature,
-    kaufman_energy_per_spin,
-    kaufman_specific_heat_per_spin,
-    onsager_energy_per_spin,
-    yang_magnetization,
-)
+from ..ising_exact import critical_temperature, onsager_energy_per_spin, yang_magnetization
+from ..kaufman import kaufman_energy_per_spin, kaufman_specific_heat_per_spin
 from ..lattices import square_lattice_couplings
 from ..sampling.couplings import SquareLattice
 from ..sampling.diagnostics import Estimate
