@@ -346,7 +346,16 @@ def check_bias(b, n, name="b"):
 
 
 def check_model(W, b=None):
-    """Validate the parameters (W, b) of a model; return them as float arrays."""
+    """Validate the parameters (W, b) of a model; return them as float arrays.
+
+    ``W`` may also be a coupling operator (:class:`~bmlib.SquareLattice`,
+    :class:`~bmlib.DenseCouplings`), which stands for its dense ``W`` and ``b``.
+    """
+    dense_model = getattr(W, "dense_model", None)
+    if callable(dense_model):
+        if b is not None:
+            raise ValueError(f"b must be None when W is a {type(W).__name__}; it brings its own biases")
+        W, b = dense_model()
     W = check_weights(W)
     return W, check_bias(b, W.shape[0])
 

@@ -122,7 +122,11 @@ def flip_energy_changes(s, W, b=None, units=None):
     >>> bm.flip_energy_changes([1, 1], [[0, 1], [1, 0]])
     array([2., 2.])
     """
-    s, W, b = _prepare(s, W, b, units)
+    return _flip_energy_changes(*_prepare(s, W, b, units), units)
+
+
+def _flip_energy_changes(s, W, b, units):
+    """:func:`flip_energy_changes` of checked arrays."""
     units = units or infer_units(s)
     flipped = -s if units == "spins" else 1.0 - s
     return -(flipped - s) * (s @ W + b)
@@ -151,7 +155,7 @@ def is_stable(s, W, b=None, units=None):
     (True, False)
     """
     s, W, b = _prepare(s, W, b, units)
-    dE = flip_energy_changes(s, W, b, units)
+    dE = _flip_energy_changes(s, W, b, units)
     # A change that is 0 up to rounding (a flat direction) counts as 0: stable on every machine.
     stable = np.all(dE >= -2.0 * zero_field_tolerance(W, b), axis=-1)
     return bool(stable) if np.ndim(stable) == 0 else stable

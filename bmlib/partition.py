@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 
 from .bethe import belief_propagation
 from .meanfield import naive_mean_field, tap_mean_field
-from .sampling.couplings import dense_model
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,6 @@ def log_z_mean_field(
     >>> est.lower_bound, round(est.log_z - bm.log_partition(W, T=6.0), 3)
     (True, -0.288)
     """
-    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     res = naive_mean_field(
         W, b, T, units, n_starts=n_starts, schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng
     )
@@ -172,7 +170,6 @@ def log_z_tap(
     >>> round(est.log_z - bm.log_partition(W, T=6.0), 3)  # the naive bound is off by -0.288
     -0.038
     """
-    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     res = tap_mean_field(
         W, b, T, units, n_starts=n_starts, schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng
     )
@@ -215,7 +212,6 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
     >>> round(bm.log_z_bethe(W, T=1.0, rng=0).log_z - bm.log_partition(W), 10) + 0
     0.0
     """
-    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     res = belief_propagation(W, b, T, units, n_starts=n_starts, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
     return LogZEstimate(
         log_z=res.log_z,

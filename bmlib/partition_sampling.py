@@ -34,7 +34,6 @@ from ._threads import thin_blas
 from .meanfield import naive_mean_field
 from .partition import LogZEstimate
 from .sampling import sample
-from .sampling.couplings import dense_model
 
 #: Mean-field marginals used as an importance-sampling proposal are kept in
 #: [floor, 1 - floor]: a proposal must give every state positive probability
@@ -98,7 +97,6 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
     >>> abs(est.log_z - bm.log_partition(W, T=2.0)) < 3 * est.error
     True
     """
-    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "importance sampling")
@@ -204,7 +202,6 @@ def log_z_visited_states(
     >>> full.details["all_visited"], round(full.log_z - bm.log_partition(W6, T=2.0), 12) + 0
     (True, 0.0)
     """
-    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "the visited-states sum")
@@ -331,7 +328,6 @@ def log_z_ais(
     >>> abs(est.log_z - bm.log_partition(W, T=1.0)) < 3 * est.error, est.cost
     (True, 14950)
     """
-    W, b = dense_model(W, b)  # a SquareLattice, as bm.sample takes it
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "annealed importance sampling")

@@ -38,7 +38,6 @@ from ._threads import thin_blas
 from .exact import log_partition
 from .partition import log_z_bethe, log_z_mean_field, log_z_tap
 from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
-from .sampling.couplings import dense_model
 
 #: The methods, in the order of tables and legends: key -> label.
 METHODS = {
@@ -194,7 +193,7 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     >>> comp.work["ais"][0].tolist()
     [950, 950]
     """
-    W, b = check_model(*dense_model(W, b))
+    W, b = check_model(W, b)
     units = check_units(units)
     n = check_exact_size(W.shape[0], "compare_log_z (it needs the exact log Z)")
     temps = check_temperatures(temperatures)

@@ -42,6 +42,24 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+def watch_offline(page, local):
+    """Refuse every request whose URL does not start with ``local`` (a prefix or a tuple of
+    prefixes) and collect refused requests, console errors and page errors; return that list."""
+    problems = []
+
+    def route(r):
+        if r.request.url.startswith(local):
+            r.continue_()
+        else:
+            problems.append(f"remote request ({r.request.resource_type}): {r.request.url}")
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    return problems
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 
 
@@ -78,18 +96,7 @@ def open_offline(browser, site, path):
     refused remote requests, failed requests) as a list of strings.
     """
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems = []
-
-    def route(r):
-        if r.request.url.startswith(site):
-            r.continue_()
-        else:
-            problems.append(f"remote request ({r.request.resource_type}): {r.request.url}")
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    problems = watch_offline(page, site)
     page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url}") if r.url.startswith(site) else None)
     page.goto(urljoin(site, path), wait_until="load")
     # Wait until MathJax has typeset the page (pages without math have no MathJax).

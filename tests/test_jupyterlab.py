@@ -38,7 +38,7 @@ import pytest
 
 from conftest import TIMINGS
 from test_book import NOTEBOOKS, ROOT
-from test_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, sync_api
+from test_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, sync_api, watch_offline
 
 pytest.importorskip("jupyterlab", reason="the JupyterLab test needs JupyterLab (pip install -r requirements.txt)")
 pytest.importorskip("jupyterlab_myst", reason="the JupyterLab test needs jupyterlab-myst (pip install -r requirements.txt)")
@@ -128,21 +128,10 @@ def lab(tmp_path_factory):
 def app(lab):
     """One Chromium page with JupyterLab loaded; yields (page, problems seen so far)."""
     base, token, _ = lab
-    problems = []
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-
-        def route(r):
-            if r.request.url.startswith(base) or r.request.url.startswith(("data:", "blob:")):
-                r.continue_()
-            else:
-                problems.append(f"remote request ({r.request.resource_type}): {r.request.url}")
-                r.abort()
-
-        page.route("**/*", route)
-        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        problems = watch_offline(page, (base, "data:", "blob:"))
         page.goto(f"{base}/lab?token={token}", wait_until="load")
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started", timeout=120_000)
         page.evaluate("() => window.jupyterapp.restored")

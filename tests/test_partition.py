@@ -332,6 +332,10 @@ def test_estimators_take_the_lattice_object_that_sample_takes():
             assert estimator(lattice, T=2.5, rng=0, **kwargs).log_z == estimator(W, b, 2.5, rng=0, **kwargs).log_z
     with pytest.raises(ValueError, match="b must be None when W is a SquareLattice"):
         bm.log_z_mean_field(lattice, b)
+    # The same rule holds for every function that takes a model, the exact ones included.
+    assert bm.log_partition(lattice, T=2.5) == bm.log_partition(W, b, 2.5)
+    assert bm.compare_log_z(lattice, temperatures=[2.5], budgets=[300], methods=["mean_field"], rng=0).exact[0] \
+        == bm.log_partition(W, b, 2.5)
 
 
 def test_refusals_point_to_what_works_instead():

@@ -272,10 +272,13 @@ def sample(
     (0.76, 0.76)
     """
     op = _operator(W, b)
-    if isinstance(T, (int, float)) and not isinstance(T, bool) and T == 0:
+    try:
+        T = check_temperature(T)
+    except ValueError:
+        if T != 0:
+            raise
         raise ValueError("T must be > 0 for sample; at T = 0 the dynamics is energy descent: use "
-                         "anneal(W, b, schedule=[(0.0, n_sweeps)]) or energy_descent")
-    T = check_temperature(T)
+                         "anneal(W, b, schedule=[(0.0, n_sweeps)]) or energy_descent") from None
     n_samples = check_count(n_samples, "n_samples", minimum=1)
     burn_in = check_count(burn_in, "burn_in", minimum=0)
     thin = check_count(thin, "thin", minimum=1)

@@ -55,6 +55,15 @@ class CouplingOperator:
         """Fields at most this large in magnitude count as zero at T = 0 (see :mod:`bmlib._ties`)."""
         return 0.0
 
+    def dense_model(self):
+        """The model as arrays ``(W, b)`` of shapes (n, n) and (n,).
+
+        :func:`~bmlib._checks.check_model` calls it, so every function that takes
+        ``W, b`` (the exact sums, mean field, the log Z estimators) also takes the
+        operator that :func:`~bmlib.sample` takes.
+        """
+        raise NotImplementedError
+
 
 # ----------------------------------------------------------------------------
 # Dense couplings: any Boltzmann machine
@@ -126,6 +135,9 @@ class DenseCouplings(CouplingOperator):
 
     def zero_field(self):
         return zero_field_tolerance(self.W, self.b)
+
+    def dense_model(self):
+        return self.W, self.b
 
     def states(self, state):
         return state.astype(np.int8)
@@ -314,6 +326,9 @@ class SquareLattice(CouplingOperator):
     def zero_field(self):
         return 1e-3 * TIE_RTOL * (4.0 * abs(self.J) + abs(self.h))  # four neighbours and the field
 
+    def dense_model(self):
+        return square_lattice_couplings(self.rows, self.cols, self.J, self.periodic), np.full(self.n_units, self.h)
+
     def states(self, state):
         n_chains = state.colours[0].shape[1]
         grid = np.empty((n_chains, self.rows, self.cols), dtype=np.int8)
@@ -380,30 +395,3 @@ class SquareLattice(CouplingOperator):
         state.clamp_values = self._split(full)
         for colour in (0, 1):
             np.copyto(state.colours[colour], state.clamp_values[colour], where=state.clamp_mask[colour])
-
-
-def dense_model(W, b=None):
-    """``(W, b)`` as arrays: a :class:`SquareLattice` becomes its coupling matrix and field.
-
-    The log Z estimators work with a dense ``W``; this lets them take the same
-    lattice object that :func:`~bmlib.sample` takes. Anything else is returned
-    unchanged (and checked by the caller). ``b`` must be None with a lattice,
-    whose field is its ``h``.
-
-    Examples
-    --------
-    >>> import bmlib as bm
-    >>> from bmlib.sampling.couplings import dense_model
-    >>> W, b = dense_model(bm.SquareLattice(4, h=0.5))
-    >>> W.shape, float(b[0])
-    ((16, 16), 0.5)
-    """
-    if isinstance(W, DenseCouplings):
-        if b is not None:
-            raise ValueError("b must be None when W is a DenseCouplings operator (it holds its own b)")
-        return W.W, W.b
-    if isinstance(W, SquareLattice):
-        if b is not None:
-            raise ValueError(f"b must be None when W is a SquareLattice (its field is h = {W.h!r})")
-        return square_lattice_couplings(W.rows, W.cols, W.J, W.periodic), np.full(W.n_units, W.h)
-    return W, b
