@@ -29,7 +29,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import math
 import numbers
 import os
 import resource

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import _as_real_array, check_temperatures
+from .._checks import check_temperatures
 from .._random import as_generator
 from .._threads import thin_blas
 from .chains import SampleResult, sample

@@ -51,7 +51,7 @@ from ..energy import flip_energy_changes
 from ..exact import boltzmann_distribution
 from ..states import MAX_TABLE_UNITS, all_states, state_index
 from .chains import sample
-from .rules import RULES, rule_name
+from .rules import rule_name
 from .schedules import greedy_colouring
 
 #: How the figures and messages name the rules.
