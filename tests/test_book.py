@@ -21,6 +21,7 @@ def load(path, name):
 store_outputs = load("tools/store_outputs.py", "tools_store_outputs")
 students_copies = load("tools/students_copies.py", "tools_students_copies")
 citations = load("book/_ext/readable_citations.py", "ext_readable_citations")
+column_check = load("tools/column_check.py", "tools_column_check")
 
 
 def toc_files():
@@ -65,6 +66,17 @@ def test_chapter_follows_the_book_rules(path):
     solutions = re.findall(r"\{solution\}[^\n]*\n(?:\s*:label:[^\n]*\n)?\s*:class: dropdown", markdown)
     assert len(exercises) >= 3, "every chapter ends with at least three exercises"
     assert len(solutions) >= len(exercises), "every exercise has a solution hidden in a dropdown"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_fits_the_column_and_refers_by_label(path):
+    """Code, solutions' code and printed lines within the column; no "exercise 2" typed by hand.
+
+    The width (77 characters) is what the built page shows before a code
+    block scrolls sideways; test_browser.py checks the pages themselves.
+    """
+    found = column_check.problems(path)
+    assert found == [], "\n".join(found[:15]) + (f"\n... and {len(found) - 15} more" if len(found) > 15 else "")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS + [ROOT / "book" / "preface.md"], ids=lambda p: p.name)

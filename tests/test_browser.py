@@ -147,6 +147,43 @@ def test_page_reads_offline_without_errors(browser, site, path):
         page.close()
 
 
+#: What may stick out of its box: the content column itself, code and output blocks, display
+#: math, tables. Inline elements have no width of their own to overflow.
+_OVERFLOW_JS = """() => {
+  const article = document.querySelector('article');
+  const boxes = [article, ...article.querySelectorAll(
+      'pre, .cell_output, mjx-container[display="true"], table, .admonition, .highlight')];
+  return boxes.filter(e => e.scrollWidth > e.clientWidth + 1)
+              .map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')} overflows by `
+                        + `${e.scrollWidth - e.clientWidth} px: ${e.textContent.trim().slice(0, 70)}`);
+}"""
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_nothing_overflows_the_column(browser, site, path):
+    """No code, output, math or table wider than the text column (nothing scrolls sideways).
+
+    And every figure is shown at least as wide as bmlib assumes when it checks
+    that figure text is 9 px or more (``bmlib.plotting._fit.COLUMN_PX``): a
+    narrower column would shrink the text below that.
+    """
+    from bmlib.plotting._fit import COLUMN_PX
+
+    page, _ = open_offline(browser, site, path)
+    try:
+        overflowing = page.evaluate(_OVERFLOW_JS)
+        assert overflowing == [], "\n".join(overflowing[:10])
+        shrunk = page.evaluate(
+            """(column) => [...document.querySelectorAll('article .cell_output img')]
+                 .map(i => [i.naturalWidth, i.getBoundingClientRect().width, i.src.slice(-40)])
+                 .filter(([natural, shown]) => shown < Math.min(natural, column) - 1)""",
+            COLUMN_PX,
+        )
+        assert shrunk == [], f"figures shown narrower than min(own width, {COLUMN_PX} px): {shrunk[:5]}"
+    finally:
+        page.close()
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_stored_figure_and_widget_is_on_the_page(browser, site, notebook):
     nb = json.loads(notebook.read_text())

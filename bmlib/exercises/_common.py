@@ -1,6 +1,11 @@
 """What every self-check shares: seeded inputs, calling the reader's function safely, printing inputs."""
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
+import textwrap
+
 import numpy as np
 
 _SEED = 20261127  # chosen so that the first inputs have a nonzero pair energy
@@ -74,3 +79,37 @@ def _shape(value):
 def _show_input(k, units, s, W, b):
     W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
     print(f"Input {k} ({units}, n = {len(s)}):\n  s = {s.astype(int).tolist()}\n  W = {W_text}\n  b = {_clean(b)}")
+
+
+#: Widest line a checker prints: what fits the book's code column (77 characters
+#: measured in tests/test_browser.py) and a JupyterLab output without scrolling.
+REPORT_WIDTH = 76
+
+
+def _wrap_line(line):
+    """One printed line folded to REPORT_WIDTH, continuation lines indented two more spaces."""
+    if len(line) <= REPORT_WIDTH:
+        return line
+    indent = line[: len(line) - len(line.lstrip())]
+    return textwrap.fill(line.strip(), width=REPORT_WIDTH, initial_indent=indent,
+                         subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False)
+
+
+def fits_column(check):
+    """Decorate a self-check so that everything it prints is folded to REPORT_WIDTH.
+
+    The checkers write their verdicts as natural sentences; folding them in one
+    place keeps each message whole (the key sentence is never cut off at the
+    column edge) without hand-breaking every string.
+    """
+    @functools.wraps(check)
+    def wrapper(*args, **kwargs):
+        buffer = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(buffer):
+                return check(*args, **kwargs)
+        finally:
+            text = buffer.getvalue()
+            if text:
+                print("\n".join(_wrap_line(line) for line in text.rstrip("\n").split("\n")))
+    return wrapper

@@ -5,7 +5,16 @@ import numpy as np
 
 from ..energy import energy, flip_energy_changes, is_stable, local_fields
 from ..states import all_states
-from ._common import _SEED, _call, _clean, _energy_cases, _real, _shape, _show_input
+from ._common import (
+    _SEED,
+    _call,
+    _clean,
+    _energy_cases,
+    _real,
+    _shape,
+    _show_input,
+    fits_column,
+)
 
 _ENERGY_MISTAKES = {
     "both -1": "The overall sign is flipped. Both terms need a minus sign, so that agreeing with "
@@ -51,6 +60,7 @@ def _diagnose(got, pair, bias, mistakes):
     )
 
 
+@fits_column
 def check_energy_function(func):
     """Check a reader's ``func(s, W, b)`` against :func:`~bmlib.energy`.
 
@@ -105,6 +115,7 @@ def check_energy_function(func):
     return False
 
 
+@fits_column
 def check_local_fields(func):
     """Check a reader's ``func(s, W, b)`` against :func:`~bmlib.local_fields`.
 
@@ -195,6 +206,7 @@ def _stability_mistakes(units):
     return mistakes
 
 
+@fits_column
 def check_is_stable(func, units="spins"):
     """Check a reader's stability test ``func(s, W, b)`` against :func:`~bmlib.is_stable`.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ._common import _SEED, _call, _clean, _real
+from ._common import _SEED, _call, _clean, _real, fits_column
 
 # --- the hidden units' conditional probability in an RBM (chapter "Hidden units") ---------------------
 
@@ -85,6 +85,7 @@ def _call_rbm(func, case, k):
     return p, None
 
 
+@fits_column
 def check_hidden_probabilities(func):
     """Check a reader's ``p(h_j = 1 | v)`` for an RBM in bits against the exact conditional.
 

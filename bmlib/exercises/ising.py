@@ -5,7 +5,7 @@ import numpy as np
 
 from ..energy import energy
 from ..lattices import square_lattice_couplings
-from ._common import _SEED, _real
+from ._common import _SEED, _real, fits_column
 
 # ----------------------------------------------------------------------------
 # The chapter "The Ising model": the energy of a lattice configuration
@@ -90,6 +90,7 @@ def _show_grid(k, grid, J, h):
         print("    " + " ".join("+" if v > 0 else "-" for v in row))
 
 
+@fits_column
 def check_lattice_energy(func):
     """Check a reader's ``func(grid, J, h)``: the energy of a spin configuration on a periodic square lattice.
 

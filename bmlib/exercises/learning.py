@@ -6,7 +6,7 @@ import numpy as np
 from ..exact import boltzmann_distribution
 from ..learning.machine import BoltzmannMachine
 from ..states import all_states
-from ._common import _SEED, _call, _clean, _models, _real
+from ._common import _SEED, _call, _clean, _models, _real, fits_column
 
 # --- the gradient of the mean log-likelihood (chapter "The learning rule") ------------------------
 
@@ -78,6 +78,7 @@ def _call_gradient(func, case, k):
     return (dW, db), None
 
 
+@fits_column
 def check_gradient_function(func):
     """Check a reader's exact gradient of the mean log-likelihood of a machine without hidden units.
 

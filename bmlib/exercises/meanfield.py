@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ._common import _SEED, _call, _clean, _real
+from ._common import _SEED, _call, _clean, _real, fits_column
 
 # --- one sweep of the mean-field equations (chapter "The deterministic Boltzmann machine") --------
 
@@ -112,6 +112,7 @@ def _show_oscillation(func):
               "in two sweeps. Damping can stop the swapping, but sequential sweeps never need it.")
 
 
+@fits_column
 def check_mean_field_sweep(func):
     """Check a reader's sweep of the naive mean-field equations for spins, ``func(m, W, b, T, damping)``.
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _SEED, _call, _clean, _real
+from ._common import _SEED, _call, _clean, _real, fits_column
 
 # --- log-mean-exp and the mean-field bound (chapter "The normalizing constant Z") --------------------
 
@@ -56,6 +56,7 @@ _LOG_MEAN_EXP_MISTAKES = [
 ]
 
 
+@fits_column
 def check_log_mean_exp(func):
     """Check a reader's ``func(log_w)``: the log of the mean of the weights ``exp(log_w)``, without overflow.
 
@@ -149,6 +150,7 @@ def _mean_field_parts(m, W, b, T):
     return 0.5 * m @ W @ m / T, b @ m / T, float(-np.sum(p * np.log(p) + q * np.log(q)))
 
 
+@fits_column
 def check_mean_field_bound(func):
     """Check a reader's naive mean-field lower bound ``func(m, W, b, T)`` on ``log Z`` (spins).
 

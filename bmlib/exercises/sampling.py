@@ -5,7 +5,7 @@ import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
 from ..energy import local_fields
-from ._common import _SEED, _models, _real, _shape, _show_input
+from ._common import _SEED, _models, _real, _shape, _show_input, fits_column
 
 # --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------
 
@@ -89,6 +89,7 @@ def _heat_bath_values(func, case, k):
     return values, None
 
 
+@fits_column
 def check_heat_bath_update(func):
     """Check a reader's heat-bath update of one spin against the exact conditional probability.
 

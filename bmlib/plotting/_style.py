@@ -11,12 +11,16 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import ListedColormap
 
 from .._checks import check_states, check_units, infer_units
+from ._fit import BookFigure
 
 POSITIVE = "#c0392b"  # w_ij > 0 or b_i > 0
 NEGATIVE = "#2e6fba"  # w_ij < 0 or b_i < 0
 NEUTRAL = "#a0a0a0"  # ordinary states in bar charts
 HIGHLIGHT = "#e08a00"  # stable states (local minima of the energy)
 UNIT_ON = "#262626"
+# Text needs 4.5 : 1 contrast on white (checked in _fit.py); the fills above are paler.
+NEUTRAL_TEXT = "#6e6e6e"
+HIGHLIGHT_TEXT = "#a35c00"
 UNIT_OFF = "#ffffff"
 _ON_OFF = ListedColormap([UNIT_OFF, UNIT_ON])  # state strips: off white, on dark
 FONT_SIZE = 9
@@ -131,4 +135,4 @@ def _new_figure(figsize):
     # the notebook's inline backend, which shows it once after the cell.
     import matplotlib.pyplot as plt
 
-    return plt.figure(figsize=figsize, layout="constrained")
+    return plt.figure(figsize=figsize, layout="constrained", FigureClass=BookFigure)

@@ -22,6 +22,7 @@ from ..states import all_states
 from ._style import (
     FONT_SIZE,
     HIGHLIGHT,
+    HIGHLIGHT_TEXT,
     MAX_LABELLED_UNITS,
     MAX_LANDSCAPE_UNITS,
     MAX_TEXT_LABEL_UNITS,
@@ -85,7 +86,7 @@ def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     low, high = ax_E.get_ylim()
     top = max(E.max(), 0.0)
     ax_E.set_ylim(low, max(high, top + KEY_HEADROOM * (top - min(E.min(), 0.0) or 1.0)))
-    ax_E.text(0.99, 0.97, "\u25a0 stable state (local minimum)", color=HIGHLIGHT, transform=ax_E.transAxes,
+    ax_E.text(0.99, 0.97, "\u25a0 stable state (local minimum)", color=HIGHLIGHT_TEXT, transform=ax_E.transAxes,
               ha="right", va="top", fontsize=FONT_SIZE - 1)
     return ax_E, ax_p, ax_s
 

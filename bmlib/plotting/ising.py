@@ -17,12 +17,27 @@ from .._checks import (
     check_weights,
 )
 from ..energy import energy
-from ..ising_exact import critical_temperature, onsager_energy_per_spin, yang_magnetization
+from ..ising_exact import (
+    critical_temperature,
+    onsager_energy_per_spin,
+    yang_magnetization,
+)
 from ..kaufman import kaufman_energy_per_spin, kaufman_specific_heat_per_spin
 from ..lattices import square_lattice_couplings
 from ..sampling.couplings import SquareLattice
 from ..sampling.diagnostics import Estimate
-from ._style import _ON_OFF, FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _new_figure, _tidy
+from ._style import (
+    _ON_OFF,
+    FONT_SIZE,
+    HIGHLIGHT,
+    NEGATIVE,
+    NEUTRAL,
+    NEUTRAL_TEXT,
+    POSITIVE,
+    UNIT_ON,
+    _new_figure,
+    _tidy,
+)
 
 #: Blue for negative couplings, white for none, red for positive ones (the book's weight colours).
 _COUPLING_CMAP = LinearSegmentedColormap.from_list("bm_couplings", [NEGATIVE, "#ffffff", POSITIVE])
@@ -140,7 +155,7 @@ def _draw_phase_transition(fig, temperatures, scan, L, J):
     for ax in (ax_c, ax_tau):
         ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
         _tidy(ax)
-    ax_m.text(Tc, 1.02, " $T_c$", transform=ax_m.get_xaxis_transform(), fontsize=FONT_SIZE, color=NEUTRAL)
+    ax_m.text(Tc, 1.02, " $T_c$", transform=ax_m.get_xaxis_transform(), fontsize=FONT_SIZE, color=NEUTRAL_TEXT)
     for ax in axes.ravel():
         ax.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="best")
     return axes

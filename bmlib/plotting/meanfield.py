@@ -35,7 +35,17 @@ from ..exact import exact_moments
 from ..lattices import curie_weiss_couplings
 from ..learning.machine import BoltzmannMachine
 from ..meanfield import naive_mean_field, tap_mean_field
-from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _new_figure, _tidy
+from ._style import (
+    FONT_SIZE,
+    HIGHLIGHT,
+    NEGATIVE,
+    NEUTRAL,
+    NEUTRAL_TEXT,
+    POSITIVE,
+    UNIT_ON,
+    _new_figure,
+    _tidy,
+)
 
 #: Colours of successive temperatures in the self-consistency picture.
 _CURVE_COLOURS = (NEGATIVE, HIGHLIGHT, POSITIVE, UNIT_ON)
@@ -140,7 +150,7 @@ def _draw_pitchfork(ax, J, b, T_range, n, n_temperatures=300, n_exact=60):
     if b == 0:
         ax.axvline(J, color=NEUTRAL, lw=1, ls=":")
         ax.annotate("T = J", (J, 1.0), xytext=(3, -2), textcoords="offset points", fontsize=FONT_SIZE - 1,
-                    color=NEUTRAL, va="top")
+                    color=NEUTRAL_TEXT, va="top")
     ax.axhline(0, color=NEUTRAL, lw=0.5, zorder=0)
     ax.set(xlim=T_range, ylim=(-1.05, 1.05))
     ax.set_xlabel("temperature T", fontsize=FONT_SIZE)

@@ -13,7 +13,17 @@ from matplotlib.ticker import MaxNLocator, NullLocator
 
 from .._checks import check_temperature, check_temperatures
 from ..partition_study import METHODS, SAMPLING, LogZComparison
-from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _new_figure, _tidy
+from ._style import (
+    FONT_SIZE,
+    HIGHLIGHT,
+    NEGATIVE,
+    NEUTRAL,
+    NEUTRAL_TEXT,
+    POSITIVE,
+    UNIT_ON,
+    _new_figure,
+    _tidy,
+)
 
 #: (colour, marker, line style, filled) of each method.
 STYLES = {
@@ -81,7 +91,7 @@ def _draw_errors(ax, comp, k, methods, mark_T=None, mark_label=None):
         ax.axvline(mark_T, color=NEUTRAL, lw=1, ls="--")
         if mark_label:
             ax.text(mark_T, 1.0, " " + mark_label, transform=ax.get_xaxis_transform(), fontsize=FONT_SIZE - 1,
-                    color=NEUTRAL, va="top", ha="left")
+                    color=NEUTRAL_TEXT, va="top", ha="left")
     _temperature_axis(ax, T)
     ax.set_ylim(ERROR_RANGE[0] - 0.1, ERROR_RANGE[1] + 0.1)
     ax.set_xlabel("temperature T", fontsize=FONT_SIZE)

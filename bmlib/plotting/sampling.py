@@ -27,7 +27,12 @@ from .._checks import (
 from ..exact import boltzmann_distribution
 from ..sampling.chains import SampleResult
 from ..sampling.diagnostics import _autocorrelation, _series, autocorrelation_time
-from ..sampling.transition import RULE_NAMES, convergence_curves, state_frequencies, total_variation
+from ..sampling.transition import (
+    RULE_NAMES,
+    convergence_curves,
+    state_frequencies,
+    total_variation,
+)
 from ..states import all_states
 from ._style import (
     FONT_SIZE,
@@ -35,6 +40,7 @@ from ._style import (
     MAX_LABELLED_UNITS,
     MAX_TEXT_LABEL_UNITS,
     NEUTRAL,
+    NEUTRAL_TEXT,
     UNIT_ON,
     _bars,
     _draw_strip,
@@ -73,7 +79,7 @@ def _draw_sampled_distribution(fig, frequencies, p, units, spec=None, labels=Tru
     # Coloured text above the axes rather than a legend: clear of the bars, and a fraction of the drawing time.
     ax_p.text(1.0, 1.02, "\u25a0 sampled frequency", color=UNIT_ON, transform=ax_p.transAxes, ha="right",
               va="bottom", fontsize=FONT_SIZE)
-    ax_p.text(1.0, 1.02 + 0.012 * FONT_SIZE, "\u25a0 exact p(s)", color=NEUTRAL, transform=ax_p.transAxes,
+    ax_p.text(1.0, 1.02 + 0.012 * FONT_SIZE, "\u25a0 exact p(s)", color=NEUTRAL_TEXT, transform=ax_p.transAxes,
               ha="right", va="bottom", fontsize=FONT_SIZE)
     if note:
         ax_p.text(0.0, 1.02, note, transform=ax_p.transAxes, ha="left", va="bottom", fontsize=FONT_SIZE)

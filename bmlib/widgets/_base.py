@@ -15,8 +15,9 @@ from io import BytesIO
 import ipywidgets
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.image import imsave
+
+from ..plotting._fit import DPI, BookFigure
 
 
 class FigureWidget(ipywidgets.VBox):
@@ -33,7 +34,7 @@ class FigureWidget(ipywidgets.VBox):
     """
 
     figsize = (7.0, 4.2)
-    dpi = 80
+    dpi = DPI  # the same resolution as the chapters' other figures
 
     def __init__(self, rows, **kwargs):
         self._image = ipywidgets.Image(format="png")
@@ -49,7 +50,7 @@ class FigureWidget(ipywidgets.VBox):
     def _render_png(self):
         # No layout engine: constrained layout would draw the figure twice per
         # update; subclasses place their axes with fixed margins instead.
-        fig = Figure(figsize=self.figsize, dpi=self.dpi)
+        fig = BookFigure(figsize=self.figsize, dpi=self.dpi)
         self._draw(fig)
         buffer = BytesIO()
         fig.savefig(buffer, format="png", dpi=self.dpi)
@@ -94,7 +95,7 @@ class BlittedFigureWidget(FigureWidget):
 
     def _render_png(self):
         if getattr(self, "_figure", None) is None:
-            self._figure = Figure(figsize=self.figsize, dpi=self.dpi)
+            self._figure = BookFigure(figsize=self.figsize, dpi=self.dpi)
             FigureCanvasAgg(self._figure)
             self._draw(self._figure)
             self._moving = self._moving_artists()

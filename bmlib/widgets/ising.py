@@ -7,12 +7,18 @@ import ipywidgets
 import numpy as np
 import PIL.Image
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
-from .._checks import check_choice, check_count, check_integer, check_real, check_temperature
+from .._checks import (
+    check_choice,
+    check_count,
+    check_integer,
+    check_real,
+    check_temperature,
+)
 from .._random import as_generator
 from ..ising_exact import critical_temperature
-from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON
+from ..plotting._fit import BookFigure
+from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL_TEXT, UNIT_ON
 from ..plotting.ising import _draw_lattice, _reference_curves
 from ..sampling.chains import sample
 from ..sampling.couplings import SquareLattice
@@ -155,7 +161,7 @@ class IsingWidget(FigureWidget):
         ax_e.set_ylabel("e = E / N", fontsize=FONT_SIZE)
         ax_m.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="upper right")
         ax_e.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="lower right")
-        ax_m.text(0.01, 0.04, "grey: earlier steps, orange: now", color=NEUTRAL, fontsize=FONT_SIZE - 2,
+        ax_m.text(0.01, 0.04, "grey: earlier steps, orange: now", color=NEUTRAL_TEXT, fontsize=FONT_SIZE - 2,
                   transform=ax_m.transAxes)
         dynamic = {
             "lattice": ax_lattice.images[0],
@@ -193,7 +199,7 @@ class IsingWidget(FigureWidget):
         # (axes, ticks, curves, legends: most of the text, and text is what costs) is drawn once
         # into a background; each step restores it and draws the changing artists on top.
         if self._canvas is None:
-            fig = Figure(figsize=self.figsize, dpi=self.dpi)
+            fig = BookFigure(figsize=self.figsize, dpi=self.dpi)
             self._canvas = FigureCanvasAgg(fig)
             self._dynamic = self._layout(fig, animated=True)
             self._canvas.draw()

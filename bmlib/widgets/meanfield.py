@@ -28,7 +28,16 @@ from .._ties import order_with_ties
 from ..energy import energy, is_stable
 from ..exact import exact_moments, log_partition
 from ..meanfield import naive_mean_field
-from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON, _bars, _tidy
+from ..plotting._style import (
+    FONT_SIZE,
+    HIGHLIGHT,
+    HIGHLIGHT_TEXT,
+    NEUTRAL,
+    NEUTRAL_TEXT,
+    UNIT_ON,
+    _bars,
+    _tidy,
+)
 from ..states import all_states
 from ._base import FigureWidget
 
@@ -182,8 +191,8 @@ class MeanFieldWidget(FigureWidget):
         ax.set(xlim=(-0.6, n - 0.4), ylim=(low - 0.08, 1.45), xticks=x, yticks=[low, 0, 1] if low < 0 else [0, 0.5, 1])
         ax.set_xlabel("unit i", fontsize=FONT_SIZE)
         ax.set_ylabel("<s_i>" if self.units == "spins" else "<x_i>", fontsize=FONT_SIZE)
-        ax.text(0.01, 0.99, "\u25a0 exact", color=NEUTRAL, transform=ax.transAxes, va="top", fontsize=FONT_SIZE - 1)
-        ax.text(0.2, 0.99, "\u25cf mean field, best bound", color=HIGHLIGHT, transform=ax.transAxes, va="top",
+        ax.text(0.01, 0.99, "\u25a0 exact", color=NEUTRAL_TEXT, transform=ax.transAxes, va="top", fontsize=FONT_SIZE - 1)
+        ax.text(0.2, 0.99, "\u25cf mean field, best bound", color=HIGHLIGHT_TEXT, transform=ax.transAxes, va="top",
                 fontsize=FONT_SIZE - 1)
         if others:
             ax.text(0.68, 0.99, "\u25cb other solutions", color=UNIT_ON, transform=ax.transAxes, va="top",
@@ -206,7 +215,7 @@ class MeanFieldWidget(FigureWidget):
         ax.yaxis.set_major_locator(MaxNLocator(4))
         ax.set_xlabel("temperature T (log scale)", fontsize=FONT_SIZE)
         ax.set_ylabel("log Z - mean-field bound", fontsize=FONT_SIZE)
-        ax.text(t[-1], np.log(2), "log 2 ", color=NEUTRAL, ha="right", va="bottom", fontsize=FONT_SIZE - 1)
+        ax.text(t[-1], np.log(2), "log 2 ", color=NEUTRAL_TEXT, ha="right", va="bottom", fontsize=FONT_SIZE - 1)
         ax.set_title(f"log Z = {log_z:.3f}, bound = {bound:.3f}: gap {log_z - bound:.3f}", fontsize=FONT_SIZE)
         _tidy(ax)
 

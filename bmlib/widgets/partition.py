@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.transforms import IdentityTransform
 
 from .._checks import check_instance, check_temperature, check_units, check_weights
 from .._random import as_generator
 from ..partition_study import METHODS, LogZComparison, compare_log_z
+from ..plotting._fit import BookFigure
 from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_ON, _tidy
 from ..plotting.partition import ERROR_RANGE, _draw_log_z, _marker_kwargs
 from ._base import FigureWidget
@@ -86,7 +86,7 @@ class PartitionWidget(FigureWidget):
             from matplotlib.backends.backend_agg import FigureCanvasAgg
 
             comp = self.comparison
-            fig = Figure(figsize=self.figsize, dpi=self.dpi)
+            fig = BookFigure(figsize=self.figsize, dpi=self.dpi)
             canvas = FigureCanvasAgg(fig)
             ax = fig.add_subplot(self._grid(fig)[0])
             _draw_log_z(ax, comp, k)

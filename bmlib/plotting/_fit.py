@@ -1,0 +1,94 @@
+"""Figures that read at the width the book shows them.
+
+The book's text column is ``COLUMN_PX`` CSS pixels wide (measured in
+``tests/test_browser.py``, which fails if the theme makes it narrower). A
+figure wider than that is scaled down to fit, and its text with it, so the
+smallest letters a reader sees depend on the font size *and* on the figure's
+width. Every figure bmlib draws is a :class:`BookFigure`; after each draw it
+measures its own text at the width the page will show it and warns when some
+of it would be smaller than ``MIN_TEXT_PX`` or drawn in a colour too pale to
+read on white. In a chapter the warning lands in the cell's output, so the
+re-executed chapter no longer matches its stored outputs and the test fails.
+"""
+from __future__ import annotations
+
+import warnings
+
+from matplotlib.colors import to_rgb
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+#: Resolution of every figure and widget picture (the notebook's inline default, fixed here).
+DPI = 100
+#: Width of the book's text column in CSS pixels, with the sidebars shown (1280 px window).
+COLUMN_PX = 688
+#: Smallest text height, in CSS pixels at the width the page shows the figure.
+MIN_TEXT_PX = 9.0
+#: Smallest contrast of dark text on white (WCAG's 4.5 : 1 for ordinary text).
+MIN_CONTRAST = 4.5
+
+
+class FigureTextWarning(UserWarning):
+    """A figure has text too small or too pale to read at the book's column width."""
+
+
+def _luminance(colour):
+    """Relative luminance as WCAG defines it, 0 (black) to 1 (white)."""
+    channels = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+    return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+
+def contrast_on_white(colour):
+    """WCAG contrast ratio of ``colour`` against white: 1 (invisible) to 21 (black)."""
+    return 1.05 / (_luminance(colour) + 0.05)
+
+
+def text_scale(fig):
+    """CSS pixels per point of font size, at the width the book shows ``fig``.
+
+    A figure ``w`` inches wide is ``w * dpi`` pixels; the page shows it at
+    that width, or at ``COLUMN_PX`` if it is wider.
+    """
+    native = fig.get_figwidth() * fig.dpi
+    return fig.dpi / 72 * min(1.0, COLUMN_PX / native)
+
+
+def unreadable_text(fig):
+    """The texts of ``fig`` that break the book's rules, as readable strings.
+
+    A text counts if it is visible and not empty. Light text (luminance above
+    one half) is taken to sit on a dark fill, such as a unit's number on a
+    unit that is on, and text with its own background box is read against
+    that box; the contrast rule skips both.
+    """
+    scale = text_scale(fig)
+    problems = []
+    for text in fig.findobj(Text):
+        label = text.get_text().strip()
+        if not label or not text.get_visible():
+            continue
+        height = text.get_fontsize() * scale
+        if height < MIN_TEXT_PX - 1e-9:
+            problems.append(f"{label[:30]!r} is {height:.1f} px tall (at least {MIN_TEXT_PX:g} px)")
+        colour = text.get_color()
+        if _luminance(colour) <= 0.5 and text.get_bbox_patch() is None:
+            ratio = contrast_on_white(colour)
+            if ratio < MIN_CONTRAST:
+                problems.append(f"{label[:30]!r} has contrast {ratio:.1f} : 1 on white (at least {MIN_CONTRAST:g})")
+    return problems
+
+
+class BookFigure(Figure):
+    """A Matplotlib figure that checks, each time it is drawn, that its text reads in the book."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("dpi", DPI)
+        super().__init__(*args, **kwargs)
+
+    def draw(self, renderer):
+        super().draw(renderer)
+        problems = unreadable_text(self)
+        if problems:
+            shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+            warnings.warn(f"figure text that will not read at the book's column width ({COLUMN_PX} px): {shown}",
+                          FigureTextWarning, stacklevel=2)
