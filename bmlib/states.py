@@ -193,7 +193,10 @@ def to_spins_parameters(W, b=None):
 
     The inverse of :func:`to_bits_parameters`: with ``x = (s + 1) / 2``,
     ``E_bits(x) = E_spins(s) + offset``, where ``W_spins = W / 4``,
-    ``b_spins = b / 2 + W 1 / 4`` and ``offset = -(sum(b_spins) - sum(W_spins) / 2)``.
+    ``b_spins = b / 2 + W 1 / 4`` and ``offset = -(sum(b_spins) - sum(W_spins) / 2)``,
+    so ``log Z_bits = log Z_spins - offset / T``. The offset has the same sense
+    as in :func:`to_bits_parameters` (energy passed in = energy returned +
+    offset); for the same pair of models the two offsets are opposite numbers.
 
     Parameters
     ----------

@@ -262,6 +262,9 @@ def test_bits_and_spins_parametrizations_give_identical_distributions(model):
     np.testing.assert_allclose(Ws, W, atol=1e-12)
     np.testing.assert_allclose(bs, b, atol=1e-12)
     assert back == pytest.approx(-offset)
+    # The same sense both ways (as book/notation.md says): E_in = E_out + offset, log Z_in = log Z_out - offset / T.
+    np.testing.assert_allclose(bm.energy(bm.to_bits(s), Wx, bx), bm.energy(s, Ws, bs) + back, atol=1e-10)
+    assert bm.log_partition(Wx, bx, T, "bits") == pytest.approx(bm.log_partition(Ws, bs, T, "spins") - back / T)
 
 
 @settings(max_examples=30, deadline=None)
