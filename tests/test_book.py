@@ -227,3 +227,19 @@ def test_api_page_is_generated_from_the_public_names():
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "api_page.py"), "--check"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_bibliography_labels_read_like_the_citations():
+    """The list's labels are "Hinton and Sejnowski, 1983", not alpha-style "[HS83]"; each is unique."""
+    from pybtex.database import parse_file
+
+    ext = load("book/_ext/author_year_bibliography.py", "ext_author_year_bibliography")
+    entries = sorted(parse_file(ROOT / "book" / "references.bib").entries.values(), key=lambda e: e.key)
+    labels = list(ext.AuthorYearLabels().format_labels(entries))
+    assert len(set(labels)) == len(labels), "two entries share a label"
+    pattern = re.compile(r"^[A-Z][^,]+(?: and [^,]+| et al\.)?, \d{4}[a-z]?$")
+    assert [label for label in labels if not pattern.match(label)] == []
+    by_key = dict(zip((e.key for e in entries), labels))
+    assert by_key["hinton1983optimal"] == "Hinton and Sejnowski, 1983"
+    assert by_key["ackley1985learning"] == "Ackley et al., 1985"
+    assert "`" not in (ROOT / "book" / "references.bib").read_text(), "a TeX quote renders as a literal backtick"
