@@ -27,6 +27,14 @@ from .datasets import (
     ten_pixel_images,
 )
 from .descent import DescentPath, energy_descent
+from .elimination import (
+    EliminationPlan,
+    SparseMoments,
+    elimination_plan,
+    most_probable_state,
+    sparse_log_partition,
+    sparse_moments,
+)
 from .energy import energy, flip_energy_changes, is_stable, local_fields
 from .exact import (
     boltzmann_distribution,
@@ -176,6 +184,7 @@ __all__ = [
     "ConvergenceWarning",
     "DenseCouplings",
     "DescentPath",
+    "EliminationPlan",
     "EncoderReport",
     "EnergyWidget",
     "FigureWidget",
@@ -197,6 +206,7 @@ __all__ = [
     "RBMGradient",
     "SampleResult",
     "SampledStatistics",
+    "SparseMoments",
     "SamplingWidget",
     "SquareLattice",
     "TEN_PIXEL_PROTOTYPES",
@@ -232,6 +242,7 @@ __all__ = [
     "encoder_patterns",
     "encoder_report",
     "energy",
+    "elimination_plan",
     "energy_descent",
     "energy_widget",
     "estimate",
@@ -260,6 +271,7 @@ __all__ = [
     "log_z_visited_states",
     "mean_field_widget",
     "metropolis",
+    "most_probable_state",
     "naive_mean_field",
     "onsager_energy_per_spin",
     "onsager_free_energy_per_spin",
@@ -289,6 +301,8 @@ __all__ = [
     "plot_training_history",
     "rbm_log_partition",
     "sample",
+    "sparse_log_partition",
+    "sparse_moments",
     "sampling_widget",
     "save_model",
     "sk_couplings",

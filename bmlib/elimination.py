@@ -1,0 +1,506 @@
+"""Exact answers for sparse machines by eliminating one unit at a time.
+
+Enumeration costs 2**n whatever the couplings. But a unit interacts only with
+its neighbours in the graph of nonzero ``w_ij``, so its sum can be done on its
+own: summing ``exp(-E/T)`` over unit ``v`` leaves a function of v's neighbours
+only, a table of 2**(neighbours) numbers (a *message*). The neighbours are then
+joined as if coupled, and the next unit is eliminated. The cost is set by the
+largest table, 2**(k+1) for a unit with k neighbours when it is eliminated; for
+a good order k is the graph's *treewidth*: 1 on a chain or a tree, L on an
+L x L' lattice (row by row, the order of the row transfer matrix), n - 1 only
+for a dense graph.
+
+The upward pass (elimination) gives log Z; a downward pass over the same
+clusters gives every unit's marginal and every coupled pair's, the moments
+the learning rule needs. Replacing the sum by a max gives the most probable
+state. Everything is in log space (``logaddexp``), so no T under- or
+overflows, and the cost is computed before any table is built: work beyond
+``MAX_ELIMINATION_UNITS`` in one table, or beyond bmlib's memory budget, is
+refused with the cost and the alternatives.
+
+Orders: ``"min_fill"`` (eliminate the unit whose neighbours lack the fewest
+couplings among themselves), ``"min_degree"``, ``"natural"`` (0, 1, ..., n-1:
+for ``square_lattice_couplings`` that is row by row) and, for a
+:class:`~bmlib.SquareLattice`, ``"rows"`` and ``"columns"``. ``"auto"`` plans
+every one of them and keeps the cheapest; ties go to the first in that list.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ._checks import (
+    LEVELS,
+    _format_bytes,
+    check_choice,
+    check_memory,
+    check_model,
+    check_temperature,
+    check_units,
+)
+from ._threads import thin_blas
+from ._ties import tie_tolerance
+
+#: Largest cluster (a unit and its neighbours when it is eliminated) allowed:
+#: its table has 2**MAX_ELIMINATION_UNITS entries (8 bytes each, 1 GiB).
+MAX_ELIMINATION_UNITS = 27
+
+ORDERS = ("auto", "min_fill", "min_degree", "natural", "rows", "columns")
+
+EliminationPlan = namedtuple("EliminationPlan", "order method width largest_table work peak_bytes")
+EliminationPlan.__doc__ = """The cost of eliminating a machine's units in one order, known before any work.
+
+Attributes
+----------
+order : tuple of int
+    Units in the order they are summed out.
+method : str
+    The heuristic that produced the order.
+width : int
+    Most neighbours a unit has when it is eliminated (the order's induced
+    width; the graph's treewidth if the order is optimal).
+largest_table : int
+    Entries of the largest table, ``2**(width + 1)``.
+work : int
+    Entries of all tables together: the time is proportional to it.
+peak_bytes : int
+    Memory of the upward pass at its peak (tables alive at once, 8 bytes each).
+"""
+
+SparseMoments = namedtuple("SparseMoments", "log_z mean edges edge_moments")
+SparseMoments.__doc__ = """Exact statistics of a sparse machine (see :func:`sparse_moments`).
+
+Attributes
+----------
+log_z : float
+mean : ndarray of shape (n,)
+    ``<s_i>``.
+edges : ndarray of shape (m, 2)
+    The coupled pairs ``(i, j)``, ``i < j``, with ``W[i, j] != 0``, sorted.
+edge_moments : ndarray of shape (m,)
+    ``<s_i s_j>`` for each pair in ``edges``.
+"""
+
+
+# --- planning: which order, at what cost -------------------------------------
+
+
+def _neighbours(W):
+    n = W.shape[0]
+    return [set(np.flatnonzero(W[i]).tolist()) - {i} for i in range(n)]
+
+
+def _simulate(adjacency, order):
+    """Clusters of an order: for each eliminated unit, its neighbours at that moment."""
+    adj = [set(a) for a in adjacency]
+    clusters = []
+    for v in order:
+        nbrs = adj[v]
+        clusters.append(tuple(sorted(nbrs)))
+        for u in nbrs:
+            adj[u] |= nbrs
+            adj[u].discard(u)
+            adj[u].discard(v)
+        adj[v] = set()
+    return clusters
+
+
+def _members(bits):
+    """Indices of the set bits of a Python int."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
+def _greedy_order(adjacency, score):
+    """Eliminate, again and again, the unit with the lowest ``score`` (lowest index on a tie).
+
+    Neighbourhoods are bit sets (Python ints), so a unit's fill is a few
+    big-integer operations rather than a loop over pairs.
+    """
+    n = len(adjacency)
+    adj = [sum(1 << u for u in a) for a in adjacency]
+    remaining = set(range(n))
+    scores = {v: score(adj, v) for v in remaining}
+    order = []
+    while remaining:
+        v = min(remaining, key=lambda u: (scores[u], u))
+        order.append(v)
+        remaining.discard(v)
+        nbrs = adj[v]
+        members = _members(nbrs)
+        for u in members:
+            adj[u] = (adj[u] | nbrs) & ~(1 << u) & ~(1 << v)
+        adj[v] = 0
+        # A unit's score can change only if it is a neighbour of v or of one of v's neighbours.
+        touched = nbrs
+        for u in members:
+            touched |= adj[u]
+        for u in _members(touched):
+            if u in remaining:
+                scores[u] = score(adj, u)
+    return order
+
+
+def _fill(adj, v):
+    """Couplings missing among v's neighbours (added if v were eliminated now)."""
+    nbrs = adj[v]
+    members = _members(nbrs)
+    # For each neighbour a: the other neighbours a is not coupled to (a itself excluded).
+    missing = sum(((nbrs & ~adj[a]) & ~(1 << a)).bit_count() for a in members)
+    return missing // 2
+
+
+def _degree(adj, v):
+    return adj[v].bit_count()
+
+
+def _plan(adjacency, order, method):
+    clusters = _simulate(adjacency, order)
+    sizes = [len(c) + 1 for c in clusters]
+    # Peak memory of the upward pass: messages still waiting plus the table being built.
+    position = {v: k for k, v in enumerate(order)}
+    live, peak = {}, 0
+    for k, (v, scope) in enumerate(zip(order, clusters)):
+        table = 2 ** (len(scope) + 1)
+        waiting = sum(live.values())
+        peak = max(peak, waiting + table)
+        live = {key: size for key, size in live.items() if key[1] != v}  # v's bucket is consumed
+        if scope:
+            receiver = min(scope, key=position.__getitem__)
+            live[(k, receiver)] = 2 ** len(scope)
+    width = max(sizes, default=1) - 1
+    return EliminationPlan(tuple(order), method, width, 2 ** (width + 1), sum(2**s for s in sizes), 8 * peak)
+
+
+def _lattice_orders(lattice):
+    rows, cols = lattice.rows, lattice.cols
+    by_rows = [r * cols + c for r in range(rows) for c in range(cols)]
+    by_columns = [r * cols + c for c in range(cols) for r in range(rows)]
+    return {"rows": by_rows, "columns": by_columns}
+
+
+def _candidate_plans(W_or_operator, adjacency, method):
+    n = len(adjacency)
+    lattice = _lattice_orders(W_or_operator) if hasattr(W_or_operator, "rows") and hasattr(W_or_operator, "cols") else {}
+    makers = {
+        "min_fill": lambda: _greedy_order(adjacency, _fill),
+        "min_degree": lambda: _greedy_order(adjacency, _degree),
+        "natural": lambda: list(range(n)),
+        **{name: (lambda order=order: order) for name, order in lattice.items()},
+    }
+    if method == "auto":
+        names = [name for name in ORDERS[1:] if name in makers]
+    elif method in makers:
+        names = [method]
+    else:
+        raise ValueError(
+            f"order={method!r} needs a SquareLattice (it names the lattice's rows or columns); "
+            f"for a matrix W use one of 'auto', 'min_fill', 'min_degree', 'natural'"
+        )
+    return [_plan(adjacency, makers[name](), name) for name in names]
+
+
+def _checked_order(order, n):
+    try:
+        order = [int(v) for v in order]
+    except (TypeError, ValueError):
+        raise TypeError(f"order must be a method name or a sequence of unit indices; got {order!r}") from None
+    if sorted(order) != list(range(n)):
+        raise ValueError(f"order must list every unit 0..{n - 1} exactly once; got {order[:12]}"
+                         f"{' ...' if len(order) > 12 else ''} (length {len(order)})")
+    return order
+
+
+def elimination_plan(W, order="auto"):
+    """The order in which to eliminate the units of ``W``, and what it will cost.
+
+    Parameters
+    ----------
+    W : array_like of shape (n, n), or a coupling operator
+        Symmetric couplings with zero diagonal; only which entries are
+        nonzero matters. A :class:`~bmlib.SquareLattice` also offers the
+        orders ``"rows"`` and ``"columns"``.
+    order : str or sequence of int
+        A method from ``ORDERS`` (``"auto"`` keeps the cheapest plan; ties go
+        to the method listed first) or an explicit order of all n units.
+
+    Returns
+    -------
+    EliminationPlan
+
+    Examples
+    --------
+    >>> plan = bm.elimination_plan(bm.square_lattice_couplings(6))
+    >>> plan.width, plan.largest_table      # a 6 x 6 torus: two rows are cut
+    (11, 4096)
+    >>> bm.elimination_plan(bm.chain_couplings(50, periodic=False)).width   # a chain: 1
+    1
+    """
+    operator = W
+    W, _ = check_model(W)
+    adjacency = _neighbours(W)
+    if isinstance(order, str):
+        check_choice(order, "order", ORDERS)
+        plans = _candidate_plans(operator, adjacency, order)
+        return min(plans, key=lambda p: (p.work, p.peak_bytes))  # min keeps the first on a tie
+    return _plan(adjacency, _checked_order(order, W.shape[0]), "given")
+
+
+def _check_affordable(plan, what, keep_messages=False):
+    if plan.width + 1 > MAX_ELIMINATION_UNITS:
+        raise ValueError(
+            f"{what} by variable elimination is refused: the best order found ({plan.method}) has a "
+            f"cluster of {plan.width + 1} units, a table of 2**{plan.width + 1} entries "
+            f"({_format_bytes(8 * plan.largest_table)}), beyond the limit of 2**{MAX_ELIMINATION_UNITS} "
+            "(bmlib.elimination.MAX_ELIMINATION_UNITS). The graph is too densely connected for exact "
+            "answers; estimate log Z with log_z_ais or a mean-field method (log_z_mean_field, "
+            "log_z_bethe), sample for averages, or use kaufman_log_partition for a zero-field torus"
+        )
+    nbytes = plan.peak_bytes + (8 * plan.work if keep_messages else 0)
+    check_memory(nbytes, f"{what} by variable elimination (order {plan.method}, width {plan.width})")
+
+
+# --- the passes ----------------------------------------------------------------
+
+
+def _aligned(scope, table, target):
+    """``table`` (axes in ``scope`` order) as an array that broadcasts against ``target``'s axes."""
+    if not scope:
+        return table
+    where = [target.index(u) for u in scope]
+    table = np.transpose(table, np.argsort(where))
+    shape = [1] * len(target)
+    for u in scope:
+        shape[target.index(u)] = 2
+    return table.reshape(shape)
+
+
+def _logsumexp(table, axes):
+    if not axes:
+        return table
+    top = np.max(table, axis=axes, keepdims=True)
+    out = np.log(np.sum(np.exp(table - top), axis=axes)) + np.squeeze(top, axis=axes)
+    return out
+
+
+def _cluster_table(v, scope, incoming, W, b, T, values):
+    """Log weight of the cluster (v, *scope): v's own terms plus the messages v receives.
+
+    Axis 0 is unit v, axes 1.. follow ``scope``. v's energy terms are
+    ``-s_v (b_v + sum_u w_vu s_u)``; the couplings to units eliminated before v
+    are already inside the messages.
+    """
+    target = (v, *scope)
+    field = np.full((1,) * len(target), b[v] / T)
+    for k, u in enumerate(scope):
+        shape = [1] * len(target)
+        shape[k + 1] = 2
+        field = field + (W[v, u] / T) * values.reshape(shape)
+    shape = [1] * len(target)
+    shape[0] = 2
+    table = values.reshape(shape) * field
+    for msg_scope, msg in incoming:
+        table = table + _aligned(msg_scope, msg, target)
+    return np.broadcast_to(table, (2,) * len(target))
+
+
+def _upward(W, b, T, units, plan, keep, reduce="sum"):
+    """Eliminate in ``plan.order``; return the constant left over and the clusters.
+
+    For each unit v the cluster record holds its scope (v's neighbours when
+    eliminated), the messages it received (as (sender, scope, table)) and,
+    when ``keep``, the message it sent. With ``reduce="max"`` messages are
+    maxima (the most probable state) and each cluster keeps its table.
+    """
+    values = np.asarray(LEVELS[units], dtype=float)
+    position = {v: k for k, v in enumerate(plan.order)}
+    inbox = {v: [] for v in plan.order}
+    total = 0.0
+    clusters = {}
+    for v in plan.order:
+        adjacency = set(np.flatnonzero(W[v]).tolist()) - {v}
+        scope = set()
+        for _, msg_scope, _ in inbox[v]:
+            scope |= set(msg_scope)
+        scope |= {u for u in adjacency if position[u] > position[v]}
+        scope.discard(v)
+        scope = tuple(sorted(scope, key=position.__getitem__))
+        received = inbox.pop(v)
+        table = _cluster_table(v, scope, [(s, m) for _, s, m in received], W, b, T, values)
+        message = np.logaddexp(table[0], table[1]) if reduce == "sum" else np.maximum(table[0], table[1])
+        clusters[v] = {"scope": scope, "received": received,
+                       "sent": message if keep else None, "table": table if reduce == "max" else None}
+        if scope:
+            inbox[scope[0]].append((v, scope, np.ascontiguousarray(message)))
+        else:
+            total += float(message)
+    return total, clusters
+
+
+def _prepare(W, b, T, units, order, what, keep_messages=False):
+    operator = W
+    W, b = check_model(W, b)
+    T, units = check_temperature(T), check_units(units)
+    plan = elimination_plan(operator, order) if isinstance(order, str) else elimination_plan(W, order)
+    _check_affordable(plan, what, keep_messages)
+    return W, b, T, units, plan
+
+
+@thin_blas
+def sparse_log_partition(W, b=None, T=1.0, units="spins", order="auto"):
+    """Exact ``log Z`` of a machine whose coupling graph is sparse, by variable elimination.
+
+    The same number as :func:`log_partition`, without its limit of 30 units:
+    the cost is ``2**(width + 1)`` per unit for the order's width (1 for a
+    chain or tree, L for an L x L' lattice) instead of ``2**n``.
+
+    Parameters
+    ----------
+    W : array_like of shape (n, n), or a coupling operator
+        Symmetric couplings with zero diagonal.
+    b : array_like of shape (n,), optional
+        Biases (zeros if omitted).
+    T : float
+        Temperature, finite and > 0.
+    units : {"spins", "bits"}
+    order : str or sequence of int
+        See :func:`elimination_plan`.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If the order's largest table has more than
+        ``2**MAX_ELIMINATION_UNITS`` entries or the pass would exceed
+        ``bm.MEMORY_BUDGET``; the message gives the cost and the alternatives.
+
+    Examples
+    --------
+    >>> W = bm.square_lattice_couplings(4)
+    >>> round(bm.sparse_log_partition(W, T=2.5), 10) == round(bm.log_partition(W, T=2.5), 10)
+    True
+    >>> W = bm.square_lattice_couplings(10)       # 100 units: far past enumeration
+    >>> z = bm.sparse_log_partition(W, T=2.5)
+    >>> abs(z - bm.kaufman_log_partition(10, T=2.5)) < 1e-10   # Kaufman's exact torus
+    True
+    """
+    W, b, T, units, plan = _prepare(W, b, T, units, order, "log Z")
+    total, _ = _upward(W, b, T, units, plan, keep=False)
+    return total
+
+
+@thin_blas
+def sparse_moments(W, b=None, T=1.0, units="spins", order="auto"):
+    """Exact ``<s_i>`` and, on every coupled pair, ``<s_i s_j>``, by variable elimination.
+
+    An upward pass (as :func:`sparse_log_partition`) and a downward pass over
+    the same clusters give each cluster's exact marginal; every unit and every
+    coupled pair lies in one. Pairs that are not coupled are not computed:
+    the learning rule needs ``<s_i s_j>`` only where ``w_ij`` is a parameter.
+
+    Parameters
+    ----------
+    W, b, T, units, order
+        As in :func:`sparse_log_partition`.
+
+    Returns
+    -------
+    SparseMoments
+        ``(log_z, mean, edges, edge_moments)``.
+
+    Examples
+    --------
+    >>> W = bm.chain_couplings(3, J=1.0, periodic=False)
+    >>> result = bm.sparse_moments(W, T=1.0)
+    >>> result.edges.tolist(), result.edge_moments.round(4).tolist()   # tanh(1)
+    ([[0, 1], [1, 2]], [0.7616, 0.7616])
+    """
+    W, b, T, units, plan = _prepare(W, b, T, units, order, "moments", keep_messages=True)
+    log_z, clusters = _upward(W, b, T, units, plan, keep=True)
+    values = np.asarray(LEVELS[units], dtype=float)
+    n = W.shape[0]
+    mean = np.empty(n)
+    pair = {}
+    downward = {}  # unit -> message from its parent, over the unit's scope
+    for v in reversed(plan.order):
+        record = clusters[v]
+        scope = record["scope"]
+        target = (v, *scope)
+        table = _cluster_table(v, scope, [(s, m) for _, s, m in record["received"]], W, b, T, values)
+        if scope:
+            table = table + _aligned(scope, downward.pop(v), target)
+        # Log of the cluster's exact marginal. Normalizing each cluster by its own
+        # total (not by log Z) keeps the pass right for a disconnected graph,
+        # whose parts have their own normalizers.
+        belief = table - _logsumexp(table, tuple(range(table.ndim)))
+        p = np.exp(belief)
+        p_v = p.reshape(2, -1).sum(axis=1)
+        mean[v] = float(p_v @ values)
+        for k, u in enumerate(scope):
+            if W[v, u] != 0.0:
+                other = tuple(a for a in range(1, len(target)) if a != k + 1)
+                joint = p.sum(axis=other) if other else p  # (2, 2): s_v by s_u
+                pair[(min(v, u), max(v, u))] = float(values @ joint @ values)
+        for child, child_scope, child_message in record["received"]:
+            # Parent's belief without the child's own message, summed onto the child's scope.
+            rest = belief - _aligned(child_scope, child_message, target)
+            keep_axes = {target.index(u) for u in child_scope}
+            summed = _logsumexp(rest, tuple(a for a in range(len(target)) if a not in keep_axes))
+            kept = [target[a] for a in sorted(keep_axes)]
+            downward[child] = np.reshape(_aligned(tuple(kept), summed, child_scope), (2,) * len(child_scope))
+    edges = np.array(sorted(pair), dtype=int).reshape(-1, 2)
+    return SparseMoments(log_z, mean, edges, np.array([pair[tuple(e)] for e in edges.tolist()]))
+
+
+@thin_blas
+def most_probable_state(W, b=None, units="spins", order="auto"):
+    """The state of lowest energy (the most probable at every T), by variable elimination.
+
+    Parameters
+    ----------
+    W : array_like of shape (n, n), or a coupling operator
+    b : array_like of shape (n,), optional
+    units : {"spins", "bits"}
+    order : str or sequence of int
+        See :func:`elimination_plan`.
+
+    Returns
+    -------
+    state : ndarray of shape (n,)
+    energy : float
+
+    Notes
+    -----
+    Ties between states of equal energy are decided by bmlib's rule
+    (:mod:`bmlib._ties`): going back through the order, a unit takes its
+    second value (+1, or 1 for bits) only if that is better by more than the
+    tie tolerance, so the answer never depends on rounding.
+
+    Examples
+    --------
+    >>> W = bm.chain_couplings(4, J=-1.0, periodic=False)   # antiferromagnetic
+    >>> state, energy = bm.most_probable_state(W, b=[0.5, 0, 0, 0])
+    >>> state.tolist(), energy
+    ([1.0, -1.0, 1.0, -1.0], -3.5)
+    """
+    W, b, _, units, plan = _prepare(W, b, 1.0, units, order, "the most probable state", keep_messages=True)
+    _, clusters = _upward(W, b, 1.0, units, plan, keep=True, reduce="max")
+    values = np.asarray(LEVELS[units], dtype=float)
+    index = {}
+    for v in reversed(plan.order):
+        record = clusters[v]
+        table = record["table"]
+        at = tuple(index[u] for u in record["scope"])
+        low, high = float(table[(0, *at)]), float(table[(1, *at)])
+        index[v] = 1 if high > low + tie_tolerance(max(low, high)) else 0
+    state = values[[index[v] for v in range(W.shape[0])]]
+    energy = float(-0.5 * state @ W @ state - b @ state)
+    return state, energy
