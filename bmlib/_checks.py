@@ -402,7 +402,9 @@ def check_exact_size(n, what="exact enumeration"):
     if n > MAX_EXACT_UNITS:
         raise ValueError(
             f"{what} over 2**{n} states is refused: n = {n} units exceeds the limit of "
-            f"{MAX_EXACT_UNITS} (bmlib.MAX_EXACT_UNITS). For log Z use annealed importance "
+            f"{MAX_EXACT_UNITS} (bmlib.MAX_EXACT_UNITS). If the couplings are sparse (a lattice, a chain, "
+            "a tree), sparse_log_partition and sparse_moments are exact by variable elimination. "
+            "Otherwise, for log Z use annealed importance "
             "sampling (log_z_ais) or a mean-field estimate (log_z_mean_field, log_z_bethe); for a "
             "zero-field square lattice, kaufman_log_partition is exact at any size; for averages, "
             "sample. See the chapters on the Boltzmann-Gibbs distribution and on the normalizing constant Z."

@@ -31,6 +31,7 @@ import numpy as np
 
 from ._checks import LEVELS, check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
 from ._threads import thin_blas
+from .elimination import MAX_ELIMINATION_UNITS, elimination_plan, sparse_log_partition
 from .states import MAX_TABLE_UNITS, _states_of_index, all_states
 
 _TRAILING_UNITS = 14
@@ -182,14 +183,28 @@ def _check(W, b, T, units, what):
     return W, b, T, units
 
 
+#: Above this many units, log_partition asks whether variable elimination is cheaper.
+#: Up to it enumeration takes milliseconds, and its results stay exactly as they were.
+SPARSE_FROM_UNITS = 20
+#: Elimination is chosen when its tables hold this many times fewer entries than 2**n
+#: (an entry of a table costs more than a state of the enumeration).
+ELIMINATION_ADVANTAGE = 16
+
+
 @thin_blas
 def log_partition(W, b=None, T=1.0, units="spins"):
-    """Exact ``log Z = log sum_s exp(-E(s)/T)``, summed over all 2**n states.
+    """Exact ``log Z = log sum_s exp(-E(s)/T)``, summed over all 2**n states or by elimination.
+
+    Above ``SPARSE_FROM_UNITS`` (20) units, a machine whose coupling graph is
+    sparse (a lattice, a chain, a tree) is summed by variable elimination
+    (:func:`sparse_log_partition`) when that is cheaper; the result is the same
+    number up to rounding, and then ``n`` may exceed ``MAX_EXACT_UNITS``.
 
     Parameters
     ----------
     W : array_like of shape (n, n)
-        Symmetric couplings with zero diagonal, ``n <= MAX_EXACT_UNITS``.
+        Symmetric couplings with zero diagonal, ``n <= MAX_EXACT_UNITS`` unless
+        the graph is sparse enough for elimination.
     b : array_like of shape (n,), optional
         Biases (zeros if omitted).
     T : float
@@ -219,7 +234,14 @@ def log_partition(W, b=None, T=1.0, units="spins"):
     >>> round(bm.log_partition([[0, 1], [1, 0]]), 6)  # log(2 e + 2 / e)
     1.820075
     """
-    W, b, T, units = _check(W, b, T, units, "log_partition")
+    W, b = check_model(W, b)
+    T, units = check_temperature(T), check_units(units)
+    n = W.shape[0]
+    if n > SPARSE_FROM_UNITS:
+        plan = elimination_plan(W)
+        if plan.width < MAX_ELIMINATION_UNITS and plan.work * ELIMINATION_ADVANTAGE < 2.0**n:
+            return sparse_log_partition(W, b, T, units, order=plan.order)
+    check_exact_size(n, "log_partition")
     return _log_partition(W, b, T, units)
 
 

@@ -166,3 +166,15 @@ def test_extreme_temperatures_stay_finite():
         assert bm.sparse_log_partition(W, b, T) == pytest.approx(bm.log_partition(W, b, T), rel=1e-12)
     result = bm.sparse_moments(W, b, 1e-6)
     assert np.all(np.isfinite(result.mean)) and np.all(np.abs(result.mean) <= 1)
+
+
+def test_log_partition_chooses_elimination_where_it_is_cheaper():
+    # 36 units on an open lattice: past enumeration, cheap to eliminate.
+    W, b = lattice(6, 6, np.random.default_rng(11), periodic=False)
+    assert bm.log_partition(W, b, 1.5) == pytest.approx(bm.sparse_log_partition(W, b, 1.5), rel=1e-14)
+    # 24 units on a chain: both routes possible; elimination is taken and agrees with the transfer matrix.
+    assert bm.log_partition(bm.chain_couplings(24), T=0.8) == pytest.approx(
+        bm.chain_log_partition(24, T=0.8), rel=1e-13)
+    # Dense and large: still refused, and the message names the sparse route.
+    with pytest.raises(ValueError, match="sparse_log_partition"):
+        bm.log_partition(bm.sk_couplings(32, rng=1))

@@ -84,8 +84,11 @@ def test_states_not_in_units():
 
 def test_enumeration_limit_names_the_limit_and_the_alternatives():
     n = bm.MAX_EXACT_UNITS + 1
+    dense = bm.sk_couplings(n, rng=0)
     with pytest.raises(ValueError, match=rf"n = {n} units exceeds the limit of {bm.MAX_EXACT_UNITS}.*sampling.*mean-field"):
-        bm.log_partition(np.zeros((n, n)))
+        bm.log_partition(dense)
+    # Without couplings the units are independent: elimination sums them one by one.
+    assert bm.log_partition(np.zeros((n, n))) == pytest.approx(n * np.log(2), rel=1e-14)
     with pytest.raises(ValueError, match=rf"n = {n} units exceeds the limit"):
         bm.exact_moments(np.zeros((n, n)))
     n = bm.MAX_TABLE_UNITS + 1
