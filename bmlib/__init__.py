@@ -27,6 +27,7 @@ from .datasets import (
     ten_pixel_images,
 )
 from .descent import DescentPath, energy_descent
+from .digit_images import Digits, digits
 from .elimination import (
     EliminationPlan,
     SparseMoments,
@@ -184,6 +185,7 @@ __all__ = [
     "ConvergenceWarning",
     "DenseCouplings",
     "DescentPath",
+    "Digits",
     "EliminationPlan",
     "EncoderReport",
     "EnergyWidget",
@@ -238,6 +240,7 @@ __all__ = [
     "convergence_curves",
     "critical_temperature",
     "curie_weiss_couplings",
+    "digits",
     "encoder_mask",
     "encoder_patterns",
     "encoder_report",

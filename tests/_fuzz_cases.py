@@ -126,6 +126,7 @@ def cases():
         ("state_labels", bm.state_labels, dict(states=DATA3, units="spins")),
         # --- lattices and data sets
         ("chain_couplings", bm.chain_couplings, dict(n=5, J=1.0, periodic=True)),
+        ("digits", bm.digits, dict(split="held_out", units="bits")),
         ("sk_couplings", bm.sk_couplings, dict(n=5, J=1.0, rng=0)),
         ("curie_weiss_couplings", bm.curie_weiss_couplings, dict(n=5, J=1.0)),
         ("square_lattice_couplings", bm.square_lattice_couplings, dict(rows=3, cols=4, J=1.0, periodic=False)),
@@ -346,6 +347,7 @@ NOT_FUZZED = {
     "ChiSquareResult": "result record (made by chi_square_test, fuzzed)",
     "RBMGradient": "result record (made by RBM.gradient, fuzzed)",
     "DescentPath": "result record (plotted by plot_descent, fuzzed)",
+    "Digits": "result record (made by digits, fuzzed)",
     "EliminationPlan": "result record (made by elimination_plan, fuzzed)",
     "SparseMoments": "result record (made by sparse_moments, fuzzed)",
     "EncoderReport": "result record (made by encoder_report, fuzzed)",

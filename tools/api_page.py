@@ -32,6 +32,7 @@ SECTIONS = [
       "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
     ("Learning", "learning_rule",
      ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.statistics", "bmlib.datasets",
+      "bmlib.digit_images",
       "bmlib.io", "bmlib.plotting.learning", "bmlib.widgets.learning", "bmlib.exercises.learning"]),
     ("Hidden units and restricted Boltzmann machines", "hidden_units",
      ["bmlib.learning.rbm", "bmlib.rbm_exact", "bmlib.learning.encoder", "bmlib.learning.annealed",
