@@ -89,6 +89,7 @@ from .meanfield import MeanFieldResult, naive_mean_field, tap_mean_field
 from .partition import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
 from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
 from .partition_study import LogZComparison, compare_log_z
+from .rbm_ais import base_visible_biases, log_z_rbm_ais
 from .rbm_exact import rbm_log_partition
 from .sampling import (
     ChiSquareResult,
@@ -218,6 +219,7 @@ __all__ = [
     "autocorrelation",
     "autocorrelation_time",
     "bars_and_stripes",
+    "base_visible_biases",
     "belief_propagation",
     "blocking_error",
     "chi_square_test",
@@ -270,6 +272,7 @@ __all__ = [
     "log_z_bethe",
     "log_z_importance",
     "log_z_mean_field",
+    "log_z_rbm_ais",
     "log_z_tap",
     "log_z_visited_states",
     "mean_field_widget",

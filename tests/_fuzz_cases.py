@@ -148,6 +148,10 @@ def cases():
          dict(W=W3, b=B3, clamped=[0], values=[1.0], T=1.0, units="spins")),
         ("clamped_moments", bm.clamped_moments,
          dict(W=W3, b=B3, clamped=[0], values=[1.0], T=1.0, units="spins", average=True)),
+        ("log_z_rbm_ais", bm.log_z_rbm_ais,
+         dict(W=W3, b_visible=B3, b_hidden=B3, T=1.0, units="bits", data=np.array([[0.0, 1.0, 1.0]]),
+              n_runs=4, n_steps=3, rng=0)),
+        ("base_visible_biases", bm.base_visible_biases, dict(data=DATA3, T=1.0, units="spins")),
         ("rbm_log_partition", bm.rbm_log_partition,
          dict(W=np.ones((3, 2)) * 0.5, b_visible=B3, b_hidden=np.array([0.1, 0.2]), T=1.0, units="bits")),
         # --- Ising exact results
