@@ -48,6 +48,7 @@ from ._checks import (
     LEVELS,
     ConvergenceWarning,
     check_approximation_temperature,
+    check_choice,
     check_count,
     check_damping,
     check_model,
@@ -135,6 +136,7 @@ def belief_propagation(
     units="spins",
     *,
     n_starts=4,
+    start="best",
     damping=0.5,
     tol=1e-12,
     max_iter=2000,
@@ -159,6 +161,13 @@ def belief_propagation(
         ``log_z`` is kept (if none converged, the one with the smallest residual);
         runs that tie to rounding (relative 1e-9) go to the earlier start, so
         the answer is the same on every machine.
+    start : {"best", "uniform"}
+        ``"best"``: run the ``n_starts`` starts and keep the fixed point with
+        the largest Bethe ``log Z`` (the smallest Bethe free energy).
+        ``"uniform"``: one run from uniform messages (every cavity field 0),
+        which is standard BP; ``n_starts`` is then not used. See Notes for
+        which to choose. On a tree or forest BP has a single fixed point, so
+        either way only the uniform run is made.
     damping : float
         Fraction of the old message kept at each update, in ``[0, 1)``.
     tol : float
@@ -183,7 +192,16 @@ def belief_propagation(
     Notes
     -----
     Exact on trees (chains, stars, any graph without loops), up to the
-    tolerance. Explained in the chapter "The normalizing constant Z".
+    tolerance. On a graph with loops below its Bethe critical temperature
+    (for the square lattice ``T = 1 / atanh(1/3) = 2.885`` with ``J = 1``) a model
+    without biases has several fixed points: the symmetric one (all
+    ``m_i = 0``, reached from uniform messages) and mirror-image ordered ones.
+    ``start="uniform"`` returns the symmetric one, which has the right
+    symmetry for the marginals of a finite model (its exact ``<s_i>`` is 0).
+    ``start="best"`` returns an ordered one, whose Bethe ``log Z`` is larger
+    and closer to the true ``log Z`` there, and whose ``m`` describes one of
+    the two phases (the magnetization a large system keeps). Explained in
+    the chapter "The normalizing constant Z".
 
     Examples
     --------
@@ -199,6 +217,7 @@ def belief_propagation(
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "belief propagation")
     n_starts = check_count(n_starts, "n_starts", minimum=1)
+    check_choice(start, "start", ("best", "uniform"))
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)
     max_iter = check_count(max_iter, "max_iter", minimum=1)
@@ -209,7 +228,11 @@ def belief_propagation(
         offset = 0.0
     beta = 1.0 / T
     graph = _Graph(W, beta * b, beta)
-    runs = [graph.run(c0, damping, tol, max_iter) for c0 in _start_fields(n, n_starts, rng)]
+    if start == "uniform" or graph.is_forest():
+        starts = [np.zeros(n)]  # standard BP; on a tree the only fixed point, so one run is enough
+    else:
+        starts = _start_fields(n, n_starts, rng)
+    runs = [graph.run(c0, damping, tol, max_iter) for c0 in starts]
     # Ties to rounding (mirror-image fixed points) go to the earlier start: see bmlib._ties.
     converged = [run for run in runs if run[1]]
     if converged:
@@ -269,6 +292,23 @@ class _Graph:
         self.J = beta * W[self.src, self.dst]
         self.field = field
         self.degree = np.bincount(self.src, minlength=self.n)
+
+    def is_forest(self):
+        """True if the graph has no loop: n - (number of connected parts) edges."""
+        parent = list(range(self.n))
+
+        def root(a):
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+
+        for a, c in zip(self.i.tolist(), self.j.tolist()):
+            ra, rc = root(a), root(c)
+            if ra == rc:
+                return False  # this edge closes a loop
+            parent[ra] = rc
+        return True
 
     def _totals(self, u):
         """Field on every unit: its bias plus every incoming message."""

@@ -176,7 +176,8 @@ def log_z_tap(
     return _from_mean_field(res, "tap", lower_bound=False)
 
 
-def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol=1e-12, max_iter=2000, rng=None):
+def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, start="best", damping=0.5, tol=1e-12,
+                max_iter=2000, rng=None):
     """Bethe estimate of ``log Z`` from loopy belief propagation.
 
     Parameters
@@ -187,8 +188,9 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
         Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
         :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
-    n_starts, damping, tol, max_iter, rng
-        Passed to :func:`~bmlib.belief_propagation`.
+    n_starts, start, damping, tol, max_iter, rng
+        Passed to :func:`~bmlib.belief_propagation` (which says when the
+        symmetric fixed point, ``start="uniform"``, is the one to use).
 
     Returns
     -------
@@ -212,7 +214,8 @@ def log_z_bethe(W, b=None, T=1.0, units="spins", *, n_starts=4, damping=0.5, tol
     >>> round(bm.log_z_bethe(W, T=1.0, rng=0).log_z - bm.log_partition(W), 10) + 0
     0.0
     """
-    res = belief_propagation(W, b, T, units, n_starts=n_starts, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
+    res = belief_propagation(W, b, T, units, n_starts=n_starts, start=start, damping=damping, tol=tol,
+                             max_iter=max_iter, rng=rng)
     return LogZEstimate(
         log_z=res.log_z,
         error=float("nan"),

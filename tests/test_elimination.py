@@ -178,3 +178,30 @@ def test_log_partition_chooses_elimination_where_it_is_cheaper():
     # Dense and large: still refused, and the message names the sparse route.
     with pytest.raises(ValueError, match="sparse_log_partition"):
         bm.log_partition(bm.sk_couplings(32, rng=1))
+
+
+def test_belief_propagation_can_return_the_symmetric_fixed_point():
+    """Zero-field 4 x 4 torus at beta = 0.44: exact <s_i> = 0; "best" orders, "uniform" does not."""
+    W = bm.square_lattice_couplings(4)
+    T = 1 / 0.44
+    exact_mean = bm.sparse_moments(W, T=T).mean
+    assert np.abs(exact_mean).max() < 1e-12
+    best = bm.belief_propagation(W, T=T, rng=0)
+    uniform = bm.belief_propagation(W, T=T, start="uniform")
+    assert np.abs(best.m).min() > 0.8  # an ordered fixed point (|m| = 0.8513)
+    assert uniform.converged and np.abs(uniform.m).max() < 1e-12
+    assert best.log_z > uniform.log_z  # why "best" keeps the ordered one
+    assert bm.log_z_bethe(W, T=T, start="uniform").log_z == pytest.approx(uniform.log_z)
+
+
+def test_belief_propagation_on_a_tree_makes_one_run():
+    rng = np.random.default_rng(3)
+    W, b = random_tree(12, rng)
+    one = bm.belief_propagation(W, b, start="uniform")
+    several = bm.belief_propagation(W, b, n_starts=4, rng=0)
+    assert several.total_iterations == one.total_iterations  # no extra starts on a tree
+    assert several.log_z == pytest.approx(bm.log_partition(W, b), rel=1e-10)
+    np.testing.assert_allclose(several.m, bm.sparse_moments(W, b).mean, atol=1e-9)
+    cyc, bc = cycle(8, rng)
+    assert bm.belief_propagation(cyc, bc, n_starts=4, rng=0).total_iterations > \
+        bm.belief_propagation(cyc, bc, start="uniform").total_iterations  # a loop: several starts run
