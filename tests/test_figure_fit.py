@@ -34,16 +34,23 @@ def test_pale_text_is_refused_but_light_text_on_a_dark_fill_is_not():
     assert unreadable_text(drawn((5, 3), fontsize=10, color="#a0a0a0", backgroundcolor="black")) == []
 
 
-def test_drawing_a_figure_with_unreadable_text_warns():
+def test_drawing_raises_small_text_to_the_minimum_and_warns_about_pale_text():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    fig = drawn((5, 3), fontsize=4)
-    FigureCanvasAgg(fig)
-    with pytest.warns(FigureTextWarning, match="'label' is 5.6 px tall"):
-        fig.canvas.draw()
+    fig = drawn((2 * COLUMN_PX / DPI, 3), fontsize=4)  # 4 pt, shown at half size: 2.8 px
+    assert unreadable_text(fig) != []
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        FigureCanvasAgg(drawn((5, 3), fontsize=10)).draw()
+        FigureCanvasAgg(fig).draw()
+    assert unreadable_text(fig) == []
+    assert fig.texts[0].get_fontsize() == pytest.approx(MIN_TEXT_PX * 72 / DPI * 2)
+    big = drawn((5, 3), fontsize=20)
+    FigureCanvasAgg(big).draw()
+    assert big.texts[0].get_fontsize() == 20  # larger text is left alone
+    pale = drawn((5, 3), fontsize=10, color="#b0b0b0")
+    FigureCanvasAgg(pale)
+    with pytest.warns(FigureTextWarning, match="'label' has contrast 2.2 : 1"):
+        pale.canvas.draw()
 
 
 def test_widgets_draw_at_the_figures_resolution():

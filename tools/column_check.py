@@ -30,7 +30,7 @@ _TYPED_REFERENCE = re.compile(
     rf"|\bthe\s+(?:{_ORDINALS})\s+exercise\b",  # "the third exercise"
     re.IGNORECASE,
 )
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_FENCE = re.compile(r"^\s*(?:(?:\d+\.|[-*+])\s+)?(`{3,}|~{3,})")  # also "2. ```python" in a list
 
 
 def _markdown_prose_and_code(source):
@@ -45,7 +45,7 @@ def _markdown_prose_and_code(source):
         fence = _FENCE.match(line)
         if fence:
             marker = fence.group(1)
-            rest = line.strip()[len(marker):].strip()
+            rest = line[fence.end():].strip()
             if stack and marker[0] == stack[-1][0][0] and len(marker) >= len(stack[-1][0]) and not rest:
                 stack.pop()
                 continue

@@ -4,11 +4,14 @@ The book's text column is ``COLUMN_PX`` CSS pixels wide (measured in
 ``tests/test_browser.py``, which fails if the theme makes it narrower). A
 figure wider than that is scaled down to fit, and its text with it, so the
 smallest letters a reader sees depend on the font size *and* on the figure's
-width. Every figure bmlib draws is a :class:`BookFigure`; after each draw it
-measures its own text at the width the page will show it and warns when some
-of it would be smaller than ``MIN_TEXT_PX`` or drawn in a colour too pale to
-read on white. In a chapter the warning lands in the cell's output, so the
-re-executed chapter no longer matches its stored outputs and the test fails.
+width. Every figure bmlib draws is a :class:`BookFigure`. Before each draw it
+raises any text that would show smaller than ``MIN_TEXT_PX`` at the width the
+page will show it to that size (the layout engine then makes room), so no
+figure function, and no figure width, can produce unreadable letters. After
+the draw it checks what it cannot fix: text in a colour too pale to read on
+white is reported with a :class:`FigureTextWarning`. In a chapter the warning
+lands in the cell's output, so the re-executed chapter no longer matches its
+stored outputs and the test fails.
 """
 from __future__ import annotations
 
@@ -78,14 +81,23 @@ def unreadable_text(fig):
     return problems
 
 
+def raise_small_text(fig):
+    """Set every text of ``fig`` that would show under ``MIN_TEXT_PX`` to exactly that size."""
+    smallest = MIN_TEXT_PX / text_scale(fig)  # in points
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < smallest:
+            text.set_fontsize(smallest)
+
+
 class BookFigure(Figure):
-    """A Matplotlib figure that checks, each time it is drawn, that its text reads in the book."""
+    """A Matplotlib figure whose text always reads in the book (see the module docstring)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("dpi", DPI)
         super().__init__(*args, **kwargs)
 
     def draw(self, renderer):
+        raise_small_text(self)
         super().draw(renderer)
         problems = unreadable_text(self)
         if problems:

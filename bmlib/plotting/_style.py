@@ -21,6 +21,11 @@ UNIT_ON = "#262626"
 # Text needs 4.5 : 1 contrast on white (checked in _fit.py); the fills above are paler.
 NEUTRAL_TEXT = "#6e6e6e"
 HIGHLIGHT_TEXT = "#a35c00"
+
+
+def text_colour(colour):
+    """The colour to write text in for a line or fill of ``colour``: the pale ones darkened."""
+    return {NEUTRAL: NEUTRAL_TEXT, HIGHLIGHT: HIGHLIGHT_TEXT}.get(colour, colour)
 UNIT_OFF = "#ffffff"
 _ON_OFF = ListedColormap([UNIT_OFF, UNIT_ON])  # state strips: off white, on dark
 FONT_SIZE = 9

@@ -23,6 +23,7 @@ from ._style import (
     UNIT_ON,
     _new_figure,
     _tidy,
+    text_colour,
 )
 
 #: (colour, marker, line style, filled) of each method.
@@ -86,7 +87,7 @@ def _draw_errors(ax, comp, k, methods, mark_T=None, mark_label=None):
             ax.plot(T, shown, label=METHODS[key], **kw)
         for t in np.flatnonzero(shown != err):  # off the scale: say where
             ax.annotate(f"{err[t]:+.1f}", (T[t], shown[t]), xytext=(6, 2 if err[t] < 0 else -9),
-                        textcoords="offset points", fontsize=FONT_SIZE - 1, color=kw["color"])
+                        textcoords="offset points", fontsize=FONT_SIZE - 1, color=text_colour(kw["color"]))
     if mark_T is not None:
         ax.axvline(mark_T, color=NEUTRAL, lw=1, ls="--")
         if mark_label:

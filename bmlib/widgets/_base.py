@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.image import imsave
 
-from ..plotting._fit import DPI, BookFigure
+from ..plotting._fit import DPI, BookFigure, raise_small_text
 
 
 class FigureWidget(ipywidgets.VBox):
@@ -105,6 +105,7 @@ class BlittedFigureWidget(FigureWidget):
             self._background = self._figure.canvas.copy_from_bbox(self._figure.bbox)
         else:
             self._update()
+            raise_small_text(self._figure)  # artists made by _update have not been through a full draw
         canvas = self._figure.canvas
         canvas.restore_region(self._background)
         for artist in self._moving:

@@ -14,7 +14,7 @@ from .._checks import check_instance, check_temperature, check_units, check_weig
 from .._random import as_generator
 from ..partition_study import METHODS, LogZComparison, compare_log_z
 from ..plotting._fit import BookFigure
-from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_ON, _tidy
+from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_ON, _tidy, text_colour
 from ..plotting.partition import ERROR_RANGE, _draw_log_z, _marker_kwargs
 from ._base import FigureWidget
 
@@ -134,7 +134,7 @@ class PartitionWidget(FigureWidget):
             ax.plot([x], [row], **kw)
             label = f"{METHODS[key]}  {e:+.3f}" + ("" if np.isnan(d) else f" ± {d:.3f}") + comp.flags[key][t]
             ax.text(-0.03, row, label, transform=ax.get_yaxis_transform(), ha="right", va="center",
-                    fontsize=FONT_SIZE - 1, color=kw["color"])
+                    fontsize=FONT_SIZE - 1, color=text_colour(kw["color"]))
         # Row labels as plain texts, not tick labels: a tick costs several artists per redraw.
         ax.set(yticks=[], xticks=np.arange(np.ceil(low), high + 0.01, 1.0), xlim=(low - 0.1, high + 0.1),
                ylim=(-0.7, len(rows) - 0.3))
