@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 
+import bmlib as bm
+
 from conftest import ROOT
 
 
@@ -52,3 +54,21 @@ def test_mean_field_input_output_learning_finds_the_code_within_60_cycles():
         assert r.codes_at <= r.solved_at <= 60 and r.cycles == r.solved_at + 5
     assert all(r.cycles == 60 and not r.held for r in runs if r.solved_at is None)
     assert np.all([r.updates > 0 for r in runs])
+
+
+def test_a_completion_counts_only_when_the_machine_has_decided():
+    """At a high temperature the hand-made solution still ranks the right completion first,
+    but gives it less than half the probability: a coin flip, not a completion."""
+    codes = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    W = np.zeros((10, 10))
+    for group in (range(0, 4), range(4, 8)):
+        for k, i in enumerate(group):
+            W[i, 8:] = W[8:, i] = 4 * (2 * codes[k] - 1)
+            W[i, [j for j in group if j != i]] = -4
+    b = np.r_[np.tile(-4 * codes.sum(axis=1) + 2, 2), [0, 0]]
+    sure = bm.encoder_report(bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), W=W, b=b, units="bits"))
+    assert sure.completed.all() and (sure.completion_probabilities > 0.8).all()
+    hot = bm.encoder_report(bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), W=W, b=b, units="bits", T=2.0))
+    targets = np.stack([bm.encoder_patterns(4, "bits")[:, 4:], bm.encoder_patterns(4, "bits")[:, :4]])
+    assert (hot.completions == targets).all()  # still ranked first ...
+    assert (hot.completion_probabilities < 0.5).all() and not hot.completed.any()  # ... but undecided

@@ -47,8 +47,16 @@ class EncoderReport:
     distinct : bool
         Whether the ``n_group`` codes are all different.
     completed : ndarray of shape (2, n_group), dtype bool
-        Whether each completion is the pattern's own group.
+        Whether each completion is the pattern's own group, and decided: for
+        ``"exact"``, the machine gives that group a probability above one
+        half given the clamped group, so that two completions at 0.49 each
+        (a coin flip) do not count as right even when the tie goes the
+        right way; for ``"mean_field"``, every completed unit's mean lies
+        at least 0.1 of its range away from the midpoint.
     method : {"exact", "mean_field"}
+    completion_probabilities : ndarray of shape (2, n_group)
+        For ``"exact"``: the machine's probability of the right completion
+        given the clamped group; ``nan`` for ``"mean_field"``.
     """
 
     codes: np.ndarray
@@ -56,6 +64,7 @@ class EncoderReport:
     distinct: bool
     completed: np.ndarray
     method: str
+    completion_probabilities: np.ndarray
 
     @property
     def perfect(self):
@@ -84,14 +93,26 @@ def _exact(machine, patterns, groups):
     # Hidden states whose energies tie to rounding go to the first in all_states order.
     codes = H[first_best_along_rows(machine.energy(states), largest=False)]
     options = all_states(g, units).astype(float)  # every state of the group to complete
-    completions = []
+    completions, right = [], []
     for this, other in groups:
         values = np.zeros((g, len(options), 2 * g))
         values[:, :, this] = patterns[:, None, this]
         values[:, :, other] = options
         log_z = clamped_log_partition(W, b, T, units, clamped=np.arange(2 * g), values=values.reshape(-1, 2 * g))
-        completions.append(options[first_best_along_rows(log_z.reshape(g, len(options)))])
-    return codes, np.array(completions)
+        log_z = log_z.reshape(g, len(options))
+        completions.append(options[first_best_along_rows(log_z)])
+        # p(other group = its own pattern | this group), a softmax over the completions.
+        target = np.array([np.flatnonzero((options == patterns[k, other]).all(axis=1))[0] for k in range(g)])
+        top = log_z.max(axis=1, keepdims=True)
+        p = np.exp(log_z - top) / np.exp(log_z - top).sum(axis=1, keepdims=True)
+        right.append(p[np.arange(g), target])
+    return codes, np.array(completions), np.array(right)
+
+
+#: A completion counts as decided when its probability of the right group exceeds this.
+_DECIDED_PROBABILITY = 0.5
+#: ... or, for mean field, when every completed mean is this fraction of its range from the midpoint.
+_DECIDED_MEAN = 0.1
 
 
 #: Half-width around the midpoint inside which a mean-field unit counts as undecided (read as low).
@@ -110,9 +131,11 @@ def _mean_field(machine, patterns, groups, rng):
 
     codes = [read(naive_mean_field(W, b, T, units, clamped=np.arange(2 * g), values=v, rng=gen).m[2 * g:])
              for v in patterns]
-    completions = [[read(naive_mean_field(W, b, T, units, clamped=this, values=v[this], rng=gen).m[other])
-                    for v in patterns] for this, other in groups]
-    return np.array(codes), np.array(completions)
+    means = np.array([[naive_mean_field(W, b, T, units, clamped=this, values=v[this], rng=gen).m[other]
+                       for v in patterns] for this, other in groups])
+    span = 1.0 - low
+    decided = (np.abs(means - middle) >= _DECIDED_MEAN * span).all(axis=2)
+    return np.array(codes), read(means), decided
 
 
 def encoder_report(machine, method="exact", rng=None):
@@ -167,15 +190,18 @@ def encoder_report(machine, method="exact", rng=None):
     rng = as_generator(rng)  # checked even where the exact method does not draw from it
     patterns = encoder_patterns(g, machine.units).astype(float)
     groups = ((np.arange(g), np.arange(g, 2 * g)), (np.arange(g, 2 * g), np.arange(g)))
-    if method == "exact":
-        codes, completions = _exact(machine, patterns, groups)
-    else:
-        codes, completions = _mean_field(machine, patterns, groups, rng)
     targets = np.stack([patterns[:, g:], patterns[:, :g]])
+    if method == "exact":
+        codes, completions, p_right = _exact(machine, patterns, groups)
+        decided = p_right > _DECIDED_PROBABILITY
+    else:
+        codes, completions, decided = _mean_field(machine, patterns, groups, rng)
+        p_right = np.full((2, g), np.nan)
     return EncoderReport(
         codes=codes.astype(np.int8),
         completions=completions.astype(np.int8),
         distinct=len({tuple(c) for c in codes.tolist()}) == g,
-        completed=(completions == targets).all(axis=2),
+        completed=(completions == targets).all(axis=2) & decided,
         method=method,
+        completion_probabilities=p_right,
     )
