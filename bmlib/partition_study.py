@@ -140,8 +140,10 @@ class LogZComparison:
             rows.append(cells)
         widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header))]
         lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in [header, *rows]]
-        budget_text = f"sampling methods with {self.budgets[k]} passes over W; exact: {self.exact_work}"
-        return "\n".join(lines + [f"(error = estimate - exact log Z; {budget_text})"])
+        # The note in two short lines, so the table fits a book column (77 characters).
+        notes = ["(error = estimate - exact log Z; NC: did not converge; P!: TAP out of range;",
+                 f" sampling methods with {self.budgets[k]} passes over W; exact: {self.exact_work})"]
+        return "\n".join(lines + notes)
 
     def __repr__(self):
         return (f"LogZComparison(n={self.n_units} {self.units}, {len(self.temperatures)} temperatures, "
