@@ -50,7 +50,7 @@ def test_comparison_is_reproducible_and_its_table_deterministic(comparison):
     table = comparison.table()
     assert table == again.table()
     lines = table.splitlines()
-    assert lines[0].split()[:3] == ["T", "exact", "log"] and len(lines) == 1 + 3 + 1
+    assert lines[0].split()[:3] == ["T", "exact", "log"] and len(lines) == 1 + 3 + 2  # header, rows, note
     assert "1000 passes over W" in lines[-1] and "-0.00" not in table
     assert "300 passes over W" in comparison.table(budget=300)
     # Warnings become flags in the table, not noise: TAP outside its range on a spin glass at T = 0.5.
