@@ -88,9 +88,11 @@ class SampleResult:
 
     def __repr__(self):
         n_kept, n_chains, n = self.samples.shape
+        # Two short lines: a repr printed in a notebook should fit the book's column.
         return (
-            f"SampleResult({n_kept} kept states x {n_chains} chains x {n} {self.units}, rule={self.rule!r}, "
-            f"scan={self.scan!r}, {self.n_sweeps} sweeps, acceptance rate {self.acceptance_rate:.3f})"
+            f"SampleResult({n_kept} kept states x {n_chains} chains x {n} {self.units}, "
+            f"{self.n_sweeps} sweeps,\n"
+            f"             rule={self.rule!r}, scan={self.scan!r}, acceptance rate {self.acceptance_rate:.3f})"
         )
 
 
