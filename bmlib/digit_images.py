@@ -16,8 +16,8 @@ held-out images with every digit in both.
 from __future__ import annotations
 
 import hashlib
-from collections import namedtuple
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,17 +32,15 @@ DIGIT_SIDE = 8
 HELD_OUT_EVERY = 6
 SPLITS = ("train", "held_out", "all")
 
-Digits = namedtuple("Digits", "images labels")
-Digits.__doc__ = """Digit images and their labels (see :func:`digits`).
+class Digits(NamedTuple):
+    """Digit images and their labels (see :func:`digits`)."""
 
-Attributes
-----------
-images : ndarray of shape (m, 64)
-    One image per row, pixels row by row (reshape a row to (8, 8) to show it),
-    in the requested units.
-labels : ndarray of shape (m,)
-    The digit, 0 ... 9, as int64.
-"""
+    images: np.ndarray
+    """One image per row, shape (m, 64), pixels row by row (reshape a row to
+    (8, 8) to show it), in the requested units."""
+    labels: np.ndarray
+    """The digit shown, 0 ... 9, shape (m,), int64."""
+
 
 _cache = {}
 

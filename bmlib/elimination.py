@@ -26,7 +26,7 @@ all but ``"min_degree"`` and keeps the cheapest; ties go to the first in that li
 """
 from __future__ import annotations
 
-from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,42 +48,38 @@ MAX_ELIMINATION_UNITS = 27
 
 ORDERS = ("auto", "min_fill", "min_degree", "natural", "rows", "columns")
 
-EliminationPlan = namedtuple("EliminationPlan", "order method width largest_table work peak_bytes scopes")
-EliminationPlan.__doc__ = """The cost of eliminating a machine's units in one order, known before any work.
+class EliminationPlan(NamedTuple):
+    """The cost of eliminating a machine's units in one order, known before any work."""
 
-Attributes
-----------
-order : tuple of int
-    Units in the order they are summed out.
-method : str
-    The heuristic that produced the order.
-width : int
-    Most neighbours a unit has when it is eliminated (the order's induced
-    width; the graph's treewidth if the order is optimal).
-largest_table : int
-    Entries of the largest table, ``2**(width + 1)``.
-work : int
-    Entries of all tables together: the time is proportional to it.
-peak_bytes : int
-    Memory of the upward pass at its peak (tables alive at once, 8 bytes each).
-scopes : tuple of tuple of int
-    For each unit in ``order``, its neighbours when it is eliminated, in
-    elimination order: the cluster is the unit and these.
-"""
+    order: tuple
+    """The units in the order they are summed out (tuple of int)."""
+    method: str
+    """The heuristic that produced the order, or "given"."""
+    width: int
+    """Most neighbours a unit has when it is eliminated: the order's induced width
+    (the graph's treewidth if the order is optimal)."""
+    largest_table: int
+    """Entries of the largest table, ``2**(width + 1)``."""
+    work: int
+    """Entries of all tables together: the time is proportional to it."""
+    peak_bytes: int
+    """Memory of the upward pass at its peak (tables alive at once, 8 bytes each)."""
+    scopes: tuple
+    """For each unit in ``order``, its neighbours when it is eliminated, in
+    elimination order: the cluster is the unit and these."""
 
-SparseMoments = namedtuple("SparseMoments", "log_z mean edges edge_moments")
-SparseMoments.__doc__ = """Exact statistics of a sparse machine (see :func:`sparse_moments`).
 
-Attributes
-----------
-log_z : float
-mean : ndarray of shape (n,)
-    ``<s_i>``.
-edges : ndarray of shape (m, 2)
-    The coupled pairs ``(i, j)``, ``i < j``, with ``W[i, j] != 0``, sorted.
-edge_moments : ndarray of shape (m,)
-    ``<s_i s_j>`` for each pair in ``edges``.
-"""
+class SparseMoments(NamedTuple):
+    """Exact statistics of a sparse machine (see :func:`sparse_moments`)."""
+
+    log_z: float
+    """``log Z``."""
+    mean: np.ndarray
+    """``<s_i>``, shape (n,)."""
+    edges: np.ndarray
+    """The coupled pairs ``(i, j)``, ``i < j``, with ``W[i, j] != 0``, sorted; shape (m, 2)."""
+    edge_moments: np.ndarray
+    """``<s_i s_j>`` for each pair in ``edges``, shape (m,)."""
 
 
 # --- planning: which order, at what cost -------------------------------------

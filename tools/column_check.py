@@ -3,10 +3,10 @@
     python tools/column_check.py [book/energy.ipynb ...]    (default: every chapter)
 
 Reports, cell by cell:
-- code lines, and lines of code blocks in the Markdown (solutions), longer than
-  ``WIDTH`` characters: the code column shows 77 characters before it scrolls
-  sideways (measured in Chromium by tests/test_browser.py, which fails on any
-  overflow in the built pages);
+- code lines, and lines of code blocks in the Markdown, longer than ``WIDTH``
+  characters: the code column shows 77 characters before it scrolls sideways,
+  and 74 inside an exercise or solution box (``BOXED_WIDTH``; measured in
+  Chromium, and tests/test_browser.py fails on any overflow in the built pages);
 - printed output lines (streams and ``text/plain``) longer than ``WIDTH``;
 - references typed with a number, such as "exercise 2" or "the third exercise":
   the rendered numbering runs across the book, so refer with {ref} to a label.
@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: Characters a code or output line may have (the column holds 77 at 14 px monospace).
 WIDTH = 77
+#: Inside an exercise or solution box (its padding takes three characters).
+BOXED_WIDTH = 74
 
 _ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
 _TYPED_REFERENCE = re.compile(
@@ -51,7 +53,11 @@ def _markdown_prose_and_code(source):
                 continue
             stack.append((marker, not rest.startswith("{") or rest.startswith("{code")))
             continue
-        (code if stack and stack[-1][1] else prose).append((k, line))
+        if stack and stack[-1][1]:
+            boxed = any(not is_code for _, is_code in stack[:-1])  # a code block inside a directive
+            code.append((k, line, BOXED_WIDTH if boxed else WIDTH))
+        else:
+            prose.append((k, line))
     return prose, code
 
 
@@ -79,9 +85,11 @@ def problems(path):
                         found.append(f"cell {n}: output line has {len(line)} characters: {line[:60]!r}")
         elif cell["cell_type"] == "markdown":
             prose, code = _markdown_prose_and_code(source)
-            for k, line in code:
-                if len(line) > WIDTH:
-                    found.append(f"cell {n}: code line {k} has {len(line)} characters: {line[:60]!r}")
+            for k, line, width in code:
+                if len(line) > width:
+                    found.append(f"cell {n}: code line {k} has {len(line)} characters (at most {width} "
+                                 f"in a box): {line[:60]!r}" if width < WIDTH else
+                                 f"cell {n}: code line {k} has {len(line)} characters: {line[:60]!r}")
             for k, line in prose:
                 for match in _TYPED_REFERENCE.finditer(re.sub(r"`[^`]*`", "", line)):
                     found.append(f"cell {n}: line {k} refers by a typed number: {match.group(0)!r} (use {{ref}})")
