@@ -236,13 +236,21 @@ def log_partition(W, b=None, T=1.0, units="spins"):
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
+    plan = exact_route(W)
+    if plan is not None:
+        return sparse_log_partition(W, b, T, units, order=plan.order)
+    check_exact_size(W.shape[0], "log_partition")
+    return _log_partition(W, b, T, units)
+
+
+def exact_route(W):
+    """The elimination plan :func:`log_partition` uses for ``W`` (checked), or None if it enumerates."""
     n = W.shape[0]
     if n > SPARSE_FROM_UNITS:
         plan = elimination_plan(W)
         if plan.width < MAX_ELIMINATION_UNITS and plan.work * ELIMINATION_ADVANTAGE < 2.0**n:
-            return sparse_log_partition(W, b, T, units, order=plan.order)
-    check_exact_size(n, "log_partition")
-    return _log_partition(W, b, T, units)
+            return plan
+    return None
 
 
 @thin_blas

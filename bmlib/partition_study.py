@@ -35,7 +35,7 @@ from ._checks import (
 )
 from ._random import as_generator
 from ._threads import thin_blas
-from .exact import log_partition
+from .exact import exact_route, log_partition
 from .partition import log_z_bethe, log_z_mean_field, log_z_tap
 from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
 
@@ -79,6 +79,12 @@ class LogZComparison:
         converge) or "P!" (TAP outside its range, Plefka ratio >= 1).
     n_units : int
     units : str
+    exact_method : {"enumeration", "elimination"}
+        How the exact values were computed (elimination for a sparse machine
+        above 20 units, where it is cheaper; see :func:`~bmlib.log_partition`).
+    exact_work : int
+        Work of one exact value: ``2**n`` energy evaluations, or the entries
+        of the elimination's tables.
     """
 
     temperatures: np.ndarray
@@ -91,11 +97,8 @@ class LogZComparison:
     flags: dict
     n_units: int
     units: str
-
-    @property
-    def exact_work(self):
-        """Work of exact enumeration: ``2**n`` energy evaluations."""
-        return 2**self.n_units
+    exact_method: str = "enumeration"
+    exact_work: int = 0
 
     def labels(self):
         """Display names of the methods, in order."""
@@ -142,7 +145,8 @@ class LogZComparison:
         lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in [header, *rows]]
         # The note in two short lines, so the table fits a book column (77 characters).
         notes = ["(error = estimate - exact log Z; NC: did not converge; P!: TAP out of range;",
-                 f" sampling methods with {self.budgets[k]} passes over W; exact: {self.exact_work})"]
+                 f" sampling methods with {self.budgets[k]} passes over W;"
+                 f" exact, by {self.exact_method}: {self.exact_work})"]
         return "\n".join(lines + notes)
 
     def __repr__(self):
@@ -158,7 +162,7 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     Parameters
     ----------
     W : array_like of shape (n, n)
-        Couplings, ``n <= MAX_EXACT_UNITS`` (the exact value is the reference).
+        Couplings; ``n <= MAX_EXACT_UNITS``, or sparse enough for exact elimination (the exact value is the reference).
     b : array_like of shape (n,), optional
     temperatures : sequence of float, length m
     units : {"spins", "bits"}
@@ -197,7 +201,10 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     """
     W, b = check_model(W, b)
     units = check_units(units)
-    n = check_exact_size(W.shape[0], "compare_log_z (it needs the exact log Z)")
+    n = W.shape[0]
+    plan = exact_route(W)  # sparse and large: exact by elimination
+    if plan is None:
+        check_exact_size(n, "compare_log_z (it needs the exact log Z)")
     temps = check_temperatures(temperatures)
     # An empty list of budgets or methods would give an empty comparison: refused.
     budgets = tuple(check_count(B, f"budgets[{k}]", minimum=100)
@@ -229,7 +236,9 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
                     flags[key][t] = " NC"
                 elif est.details.get("plefka_ratio", 0.0) >= 1.0:
                     flags[key][t] = " P!"
-    return LogZComparison(temps, exact, budgets, methods, log_z, error, work, flags, n, units)
+    exact_method, exact_work = ("enumeration", 2**n) if plan is None else ("elimination", plan.work)
+    return LogZComparison(temps, exact, budgets, methods, log_z, error, work, flags, n, units, exact_method,
+                          exact_work)
 
 
 def _run(key, W, b, T, units, budget, n_chains, seed):

@@ -67,8 +67,8 @@ def test_comparison_checks_its_arguments(comparison):
         bm.compare_log_z(W8, temperatures=[1.0, -1.0])
     with pytest.raises(ValueError, match="non-empty 1-D sequence of temperatures"):
         bm.compare_log_z(W8, temperatures=[])
-    with pytest.raises(ValueError, match="n = 31 units exceeds the limit"):
-        bm.compare_log_z(np.zeros((31, 31)), temperatures=[1.0])
+    with pytest.raises(ValueError, match="n = 31 units exceeds the limit.*sparse_log_partition"):
+        bm.compare_log_z(bm.sk_couplings(31, rng=0), temperatures=[1.0])  # dense: no exact value
     with pytest.raises(ValueError, match=r"budget must be one of \[300, 1000\]; got 5000"):
         comparison.table(budget=5000)
     with pytest.raises(ValueError, match="method must be one of"):
@@ -237,3 +237,13 @@ def test_mean_field_checker_names_the_mistake(func, words, capsys):
 def test_mean_field_checker_says_when_a_value_is_no_bound(capsys):
     ok, out = run(bm.check_mean_field_bound, lambda m, W, b, T: bound(m, W, b, T) + 10.0, capsys)
     assert not ok and "ABOVE the exact log Z" in out
+
+
+def test_a_sparse_machine_past_enumeration_is_compared_against_elimination():
+    W = bm.square_lattice_couplings(6, periodic=False)  # 36 units
+    b = np.random.default_rng(1).normal(scale=0.3, size=36)
+    comp = bm.compare_log_z(W, b, temperatures=[2.0], budgets=[300], methods=["mean_field", "bethe"], rng=0)
+    assert comp.exact_method == "elimination" and comp.exact_work == bm.elimination_plan(W).work
+    assert comp.exact[0] == pytest.approx(bm.sparse_log_partition(W, b, T=2.0), rel=1e-14)
+    assert np.all(comp.errors("mean_field") <= 0)  # the bound still holds against the exact value
+    assert "exact, by elimination" in comp.table()

@@ -181,8 +181,8 @@ def plot_log_z_errors(comparison, budget=None, mark_T=None, mark_label=None):
     ax_right = fig.add_subplot(grid[1, 1], sharey=ax_left)
     _draw_log_z(ax_z, comp, k)
     ax_z.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper right", ncol=2)
-    ax_z.set_title(f"sampling methods: {comp.budgets[k]} passes over W each; exact enumeration: "
-                   f"{comp.exact_work} energies", fontsize=FONT_SIZE)
+    ax_z.set_title(f"sampling methods: {comp.budgets[k]} passes over W each; exact by {comp.exact_method}: "
+                   f"{comp.exact_work}", fontsize=FONT_SIZE)
     left = [key for key in comp.methods if key not in SAMPLING or key == "visited"]
     right = [key for key in comp.methods if key in SAMPLING and key != "visited"]
     for ax, keys, title in ((ax_left, left, "bounds and approximations"),
