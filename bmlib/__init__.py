@@ -30,10 +30,12 @@ from .descent import DescentPath, energy_descent
 from .digit_images import Digits, digits
 from .elimination import (
     EliminationPlan,
+    SparseMagnetization,
     SparseMoments,
     elimination_plan,
     most_probable_state,
     sparse_log_partition,
+    sparse_magnetization,
     sparse_moments,
 )
 from .energy import energy, flip_energy_changes, is_stable, local_fields
@@ -209,6 +211,7 @@ __all__ = [
     "RBMGradient",
     "SampleResult",
     "SampledStatistics",
+    "SparseMagnetization",
     "SparseMoments",
     "SamplingWidget",
     "SquareLattice",
@@ -308,6 +311,7 @@ __all__ = [
     "rbm_log_partition",
     "sample",
     "sparse_log_partition",
+    "sparse_magnetization",
     "sparse_moments",
     "sampling_widget",
     "save_model",

@@ -34,6 +34,7 @@ from ._checks import (
     LEVELS,
     _format_bytes,
     check_choice,
+    check_real,
     check_memory,
     check_model,
     check_temperature,
@@ -529,3 +530,59 @@ def most_probable_state(W, b=None, units="spins", order="auto"):
     state = values[[index[v] for v in range(W.shape[0])]]
     energy = float(-0.5 * state @ W @ state - b @ state)
     return state, energy
+
+
+class SparseMagnetization(NamedTuple):
+    """Exact magnetization and susceptibility per unit (see :func:`sparse_magnetization`)."""
+
+    m: float
+    """``<M> / n``, the mean of the units."""
+    chi: float
+    """``(<M^2> - <M>^2) / (n T)``, the susceptibility per unit: ``d m / d h`` for a
+    field ``h`` added to every bias."""
+
+
+@thin_blas
+def sparse_magnetization(W, b=None, T=1.0, units="spins", order="auto", step=1e-5):
+    """Magnetization per unit and susceptibility of a sparse machine, by variable elimination.
+
+    ``m`` is exact. ``chi = d m / d h``, for a field ``h`` added to every bias,
+    equals ``Var(M) / (n T)``; it is the derivative of the exact ``m``, taken as
+    a central difference with ``h = +-step * T``, whose error is of order
+    ``step**2`` (about 1e-9 relative for the default, near a critical point
+    too; tested against enumeration).
+
+    Parameters
+    ----------
+    W, b, T, units, order
+        As in :func:`sparse_log_partition`.
+    step : float
+        Relative step of the central difference, > 0 and at most 0.01.
+
+    Returns
+    -------
+    SparseMagnetization
+        ``(m, chi)``.
+
+    Examples
+    --------
+    A 4 x 4 torus is small enough to check by enumeration:
+
+    >>> W, b = bm.square_lattice_couplings(4), [0.1] * 16
+    >>> res = bm.sparse_magnetization(W, b, T=2.5)
+    >>> mean, second = bm.exact_moments(W, b, T=2.5)
+    >>> chi = (second.sum() - mean.sum() ** 2) / (16 * 2.5)
+    >>> bool(abs(res.m - mean.mean()) < 1e-12), bool(abs(res.chi - chi) < 1e-8 * chi)
+    (True, True)
+    """
+    step = check_real(step, "step", positive=True)
+    if step > 0.01:
+        raise ValueError(f"step must be at most 0.01 (a larger step makes the derivative inexact); got {step!r}")
+    W, b, T, units, plan = _prepare(W, b, T, units, order, "the magnetization", keep_messages=True)
+    n = W.shape[0]
+    # The field enters as h / T; a step proportional to T keeps the difference equally accurate at every T.
+    h = step * T
+    up = sparse_moments(W, b + h, T, units, order=plan.order).mean.mean()
+    down = sparse_moments(W, b - h, T, units, order=plan.order).mean.mean()
+    m = sparse_moments(W, b, T, units, order=plan.order).mean.mean()
+    return SparseMagnetization(float(m), float((up - down) / (2 * h)) if n else 0.0)

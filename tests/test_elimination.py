@@ -205,3 +205,16 @@ def test_belief_propagation_on_a_tree_makes_one_run():
     cyc, bc = cycle(8, rng)
     assert bm.belief_propagation(cyc, bc, n_starts=4, rng=0).total_iterations > \
         bm.belief_propagation(cyc, bc, start="uniform").total_iterations  # a loop: several starts run
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_magnetization_and_susceptibility_equal_enumeration(units):
+    W, b = lattice(4, 4, np.random.default_rng(21))
+    for T in (0.8, 2.0, 5.0):
+        res = bm.sparse_magnetization(W, b, T, units)
+        mean, second = bm.exact_moments(W, b, T, units)
+        chi = (second.sum() - mean.sum() ** 2) / (16 * T)  # Var(M) / (n T)
+        assert res.m == pytest.approx(mean.mean(), abs=1e-12)
+        assert res.chi == pytest.approx(chi, rel=1e-8, abs=1e-10)
+    with pytest.raises(ValueError, match="step must be at most 0.01"):
+        bm.sparse_magnetization(W, b, step=0.1)
