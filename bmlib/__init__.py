@@ -69,7 +69,13 @@ from .ising_exact import (
     yang_magnetization,
 )
 from .kaufman import kaufman_energy_per_spin, kaufman_log_partition, kaufman_specific_heat_per_spin
-from .lattices import chain_couplings, curie_weiss_couplings, sk_couplings, square_lattice_couplings
+from .lattices import (
+    chain_couplings,
+    curie_weiss_couplings,
+    edwards_anderson_couplings,
+    sk_couplings,
+    square_lattice_couplings,
+)
 from .learning import (
     RBM,
     AnnealedStatistics,
@@ -250,6 +256,7 @@ __all__ = [
     "encoder_patterns",
     "encoder_report",
     "energy",
+    "edwards_anderson_couplings",
     "elimination_plan",
     "energy_descent",
     "energy_widget",

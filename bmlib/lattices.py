@@ -219,3 +219,40 @@ def curie_weiss_couplings(n, J=1.0):
     W = np.full((n, n), J / (n - 1))
     np.fill_diagonal(W, 0.0)
     return W
+
+
+def edwards_anderson_couplings(rows, cols=None, J=1.0, periodic=True, rng=None):
+    """Couplings of a +-J spin glass on a square lattice (Edwards and Anderson).
+
+    Every nearest-neighbour bond of :func:`square_lattice_couplings` gets the
+    coupling ``+J`` or ``-J`` with probability 1/2 each, independently: a
+    lattice full of frustrated plaquettes, sparse like the ferromagnet (so
+    elimination gives its exact ``log Z``), disordered like the SK model.
+
+    Parameters
+    ----------
+    rows, cols, periodic
+        As in :func:`square_lattice_couplings`.
+    J : float
+        Size of every coupling.
+    rng : None, int or numpy.random.Generator
+        The signs.
+
+    Returns
+    -------
+    W : ndarray of shape (rows * cols, rows * cols)
+
+    Examples
+    --------
+    >>> W = bm.edwards_anderson_couplings(4, rng=0)
+    >>> sorted(set(W[W != 0].tolist())), int((W != 0).sum() / 2)  # 32 bonds on the 4 x 4 torus
+    ([-1.0, 1.0], 32)
+    """
+    W = square_lattice_couplings(rows, cols, J=1.0, periodic=periodic)
+    J = check_real(J, "J")
+    i, j = np.nonzero(np.triu(W, 1))
+    signs = as_generator(rng).choice([-1.0, 1.0], size=i.size)
+    out = np.zeros_like(W)
+    # W[i, j] is 2 where a side of length 2 makes two bonds join one pair: they share one sign here.
+    out[i, j] = out[j, i] = J * signs * W[i, j]
+    return out

@@ -128,6 +128,8 @@ def cases():
         ("chain_couplings", bm.chain_couplings, dict(n=5, J=1.0, periodic=True)),
         ("digits", bm.digits, dict(split="held_out", units="bits")),
         ("sk_couplings", bm.sk_couplings, dict(n=5, J=1.0, rng=0)),
+        ("edwards_anderson_couplings", bm.edwards_anderson_couplings,
+         dict(rows=3, cols=4, J=1.0, periodic=True, rng=0)),
         ("curie_weiss_couplings", bm.curie_weiss_couplings, dict(n=5, J=1.0)),
         ("square_lattice_couplings", bm.square_lattice_couplings, dict(rows=3, cols=4, J=1.0, periodic=False)),
         ("bars_and_stripes", bm.bars_and_stripes, dict(n=3, units="bits")),

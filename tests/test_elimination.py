@@ -218,3 +218,15 @@ def test_magnetization_and_susceptibility_equal_enumeration(units):
         assert res.chi == pytest.approx(chi, rel=1e-8, abs=1e-10)
     with pytest.raises(ValueError, match="step must be at most 0.01"):
         bm.sparse_magnetization(W, b, step=0.1)
+
+
+def test_edwards_anderson_lattice_is_a_signed_square_lattice():
+    base = bm.square_lattice_couplings(6, 4)
+    W = bm.edwards_anderson_couplings(6, 4, J=0.7, rng=3)
+    np.testing.assert_array_equal(W != 0, base != 0)  # the same bonds
+    np.testing.assert_allclose(np.abs(W), 0.7 * base)
+    assert np.allclose(W, W.T) and 40 < (W > 0).sum() < 56  # 48 bonds, about half positive
+    np.testing.assert_array_equal(bm.edwards_anderson_couplings(6, 4, J=0.7, rng=3), W)
+    # A spin glass past enumeration still has an exact log Z by elimination:
+    glass = bm.edwards_anderson_couplings(4, rng=1)
+    assert bm.sparse_log_partition(glass, T=0.7) == pytest.approx(bm.log_partition(glass, T=0.7), rel=1e-13)
