@@ -359,7 +359,9 @@ def _upward(W, b, T, units, plan, keep, reduce="sum"):
         received = inbox.pop(v)
         table = _cluster_table(v, scope, [(s, m) for _, s, m in received], W, b, T, values)
         message = np.logaddexp(table[0], table[1]) if reduce == "sum" else np.maximum(table[0], table[1])
-        clusters[v] = {"scope": scope, "received": received,
+        # Only a downward pass needs what a cluster received: for log Z alone each
+        # message is dropped once used, so memory stays at the plan's peak.
+        clusters[v] = {"scope": scope, "received": received if keep else None,
                        "sent": message if keep else None, "table": table if reduce == "max" else None}
         if scope:
             inbox[scope[0]].append((v, scope, np.ascontiguousarray(message)))
