@@ -249,6 +249,11 @@ def elimination_plan(W, order="auto"):
     """
     operator = W
     W, _ = check_model(W)
+    return _plan_for(W, operator, order)
+
+
+def _plan_for(W, operator, order):
+    """elimination_plan for an already validated ``W`` (``operator``: what the caller passed)."""
     if not isinstance(order, str):
         return _plan(_neighbours(W), _checked_order(order, W.shape[0]), "given")
     check_choice(order, "order", ORDERS)
@@ -340,7 +345,8 @@ def _cluster_table(v, scope, incoming, W, b, T, values):
     table = values.reshape((2,) + (1,) * k) * field[None]
     for msg_scope, msg in incoming:
         table = table + _aligned(msg_scope, msg, target)
-    return np.broadcast_to(table, (2,) * len(target))
+    full = (2,) * len(target)
+    return table if table.shape == full else np.broadcast_to(table, full)
 
 
 def _upward(W, b, T, units, plan, keep, reduce="sum"):
@@ -374,7 +380,7 @@ def _prepare(W, b, T, units, order, what, keep_messages=False):
     operator = W
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    plan = elimination_plan(operator, order) if isinstance(order, str) else elimination_plan(W, order)
+    plan = _plan_for(W, operator, order)
     _check_affordable(plan, what, keep_messages)
     return W, b, T, units, plan
 
