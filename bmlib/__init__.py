@@ -49,6 +49,7 @@ from .exact import (
 )
 from .exercises import (
     check_energy_function,
+    check_energy_moments,
     check_gradient_function,
     check_heat_bath_update,
     check_hidden_probabilities,
@@ -59,6 +60,7 @@ from .exercises import (
     check_mean_field_bound,
     check_mean_field_sweep,
 )
+from .free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
 from .hebbian import hebbian_weights
 from .io import load_model, save_model
 from .ising_exact import (
@@ -146,6 +148,7 @@ _LAZY_SUBMODULES = {
         "plot_energy_landscape",
         "plot_estimated_statistics",
         "plot_flip_probabilities",
+        "plot_free_energy",
         "plot_hidden_mixture",
         "plot_lattices",
         "plot_log_likelihood_curves",
@@ -197,6 +200,7 @@ __all__ = [
     "Digits",
     "EliminationPlan",
     "EncoderReport",
+    "FreeEnergy",
     "EnergyWidget",
     "FigureWidget",
     "HiddenWidget",
@@ -236,6 +240,7 @@ __all__ = [
     "chain_couplings",
     "chain_log_partition",
     "check_energy_function",
+    "check_energy_moments",
     "check_gradient_function",
     "check_heat_bath_update",
     "check_hidden_probabilities",
@@ -262,9 +267,11 @@ __all__ = [
     "energy_widget",
     "estimate",
     "exact_energy_moments",
+    "exact_free_energy",
     "exact_moments",
     "exact_statistics",
     "flip_energy_changes",
+    "free_energy_curves",
     "greedy_colouring",
     "heat_bath",
     "hebbian_weights",
@@ -302,6 +309,7 @@ __all__ = [
     "plot_energy_landscape",
     "plot_estimated_statistics",
     "plot_flip_probabilities",
+    "plot_free_energy",
     "plot_hidden_mixture",
     "plot_lattices",
     "plot_log_likelihood_curves",
@@ -338,6 +346,7 @@ __all__ = [
     "total_variation",
     "train",
     "transition_matrix",
+    "variational_free_energy",
     "yang_magnetization",
 ]
 

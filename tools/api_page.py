@@ -24,7 +24,7 @@ SECTIONS = [
      ["bmlib.states", "bmlib.energy", "bmlib.descent", "bmlib.hebbian",
       "bmlib.plotting._style", "bmlib.plotting.energy", "bmlib.widgets.energy", "bmlib.exercises.energy"]),
     ("The Boltzmann-Gibbs distribution: exact sums and sampling", "boltzmann_gibbs",
-     ["bmlib.exact", "bmlib.sampling.chains", "bmlib.sampling.rules", "bmlib.sampling.schedules",
+     ["bmlib.exact", "bmlib.free_energy", "bmlib.sampling.chains", "bmlib.sampling.rules", "bmlib.sampling.schedules",
       "bmlib.sampling.transition", "bmlib.sampling.diagnostics", "bmlib.sampling.goodness", "bmlib.sampling.couplings",
       "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling"]),
     ("The Ising model", "ising",

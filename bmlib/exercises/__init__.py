@@ -12,4 +12,4 @@ from .ising import check_lattice_energy
 from .learning import check_gradient_function
 from .meanfield import check_mean_field_sweep
 from .partition import check_log_mean_exp, check_mean_field_bound
-from .sampling import check_heat_bath_update
+from .sampling import check_energy_moments, check_heat_bath_update

@@ -173,3 +173,89 @@ def check_heat_bath_update(func):
         print("The frequencies fit no typical mistake. Compute h_i = sum_j w_ij s_j + b_i, then "
               "p = 1 / (1 + exp(-2 h_i / T)), and return +1 if rng.random() < p, else -1.")
     return False
+
+
+# --- energy moments as derivatives of log Z (chapter "The Boltzmann-Gibbs distribution") ------
+
+def _moment_cases():
+    """(W, b, T) for spins: three small models at temperatures below, at and above 1."""
+    spin_models = [(W, b) for units, W, b in _models() if units == "spins"]
+    return [(W, b, T) for (W, b), T in zip(spin_models, (0.5, 1.0, 2.0))]
+
+
+def _moment_mistakes(W, b, T):
+    """Wrong (mean, variance) pairs a plausible draft returns, with what to tell its author."""
+    from ..exact import exact_energy_moments
+
+    mean, var = exact_energy_moments(W, b, T)
+    return [
+        ((-mean, var), "Your <E> has the wrong sign: <E> = -d log Z / d beta. Raising beta = 1/T "
+                       "favours low energies, so log Z grows fastest where the energies are most negative."),
+        ((mean / T**2, var), "Your <E> is d log Z / dT = <E> / T^2, the derivative with respect to T. "
+                             "Differentiate with respect to beta = 1/T instead: <E> = -d log Z / d beta."),
+        ((mean, var / T**2), "Your variance is divided by T^2: that is the heat capacity Var E / T^2. "
+                             "The second derivative d^2 log Z / d beta^2 is Var E itself."),
+        ((mean, -var), "Your variance has the wrong sign: d^2 log Z / d beta^2 = Var E >= 0 "
+                       "(log Z is convex in beta)."),
+        ((mean, var + mean**2), "Your variance is <E^2>, the second moment: subtract <E>^2, or take "
+                                "the second derivative of log Z, which does that for you."),
+    ]
+
+
+@fits_column
+def check_energy_moments(func):
+    """Check ``func(W, b, T) -> (mean_energy, energy_variance)`` against the exact values.
+
+    The exercise computes both from ``bm.log_partition`` alone, by finite
+    differences in ``beta = 1/T``; answers within 1e-4 (relative to the
+    energy scale) pass, which a central difference with a step near 1e-4 in
+    beta reaches easily.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(W, b, T)`` for spins, returning two numbers.
+
+    Returns
+    -------
+    bool
+        True if every case passes. Prints what is wrong otherwise.
+
+    Examples
+    --------
+    >>> bm.check_energy_moments(lambda W, b, T: bm.exact_energy_moments(W, b, T))
+    All 3 models give the right <E> and Var E (T = 0.5, 1 and 2). Well done.
+    True
+    """
+    from ..exact import exact_energy_moments
+
+    cases = _moment_cases()
+    for k, (W, b, T) in enumerate(cases):
+        try:
+            value = func(W.copy(), b.copy(), T)
+            mean, var = (float(v) for v in _real(value).ravel())
+        except (TypeError, ValueError) as exc:
+            print(f"Input {k}: expected two numbers (mean energy, variance); got {value!r:.60} ({exc})"
+                  if "value" in locals() else f"Input {k}: your function raised {type(exc).__name__}: {exc}")
+            return False
+        except Exception as exc:  # the reader's bug, reported in words
+            print(f"Input {k}: your function raised {type(exc).__name__}: {exc}")
+            return False
+        exact_mean, exact_var = exact_energy_moments(W, b, T)
+        scale = max(1.0, abs(exact_mean), exact_var)
+        if abs(mean - exact_mean) <= 1e-4 * scale and abs(var - exact_var) <= 1e-4 * scale:
+            continue
+        print(f"Input {k} (spins, n = {len(b)}, T = {T:g}):")
+        print(f"  expected <E> = {exact_mean:.5f}, Var E = {exact_var:.5f};"
+              f" your function gave {mean:.5f} and {var:.5f}")
+        for (m, v), text in _moment_mistakes(W, b, T):
+            if abs(mean - m) <= 1e-3 * scale and abs(var - v) <= 1e-3 * scale:
+                print(text)
+                break
+        else:
+            print("The numbers fit no typical mistake. With f(beta) = log Z at T = 1/beta: "
+                  "<E> = -(f(beta + d) - f(beta - d)) / (2 d) and "
+                  "Var E = (f(beta + d) - 2 f(beta) + f(beta - d)) / d^2, with d near 1e-4.")
+        return False
+    print(f"All {len(cases)} models give the right <E> and Var E (T = 0.5, 1 and 2). Well done.")
+    return True

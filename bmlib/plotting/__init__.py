@@ -34,5 +34,6 @@ from .sampling import (
     plot_autocorrelation,
     plot_convergence,
     plot_flip_probabilities,
+    plot_free_energy,
     plot_sampled_distribution,
 )

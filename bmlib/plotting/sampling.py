@@ -392,3 +392,51 @@ def plot_annealing(result, descent=None, ground_energy=None, n_traces=8):
     for ax in (ax_T, ax_E, ax_h):
         _tidy(ax)
     return fig
+
+
+def plot_free_energy(W, b=None, temperatures=None, units="spins"):
+    """Free energy, mean energy and ``-T S`` against temperature, and the heat capacity.
+
+    Left: ``F = -T log Z``, ``<E>`` and ``-T S``, with ``F = <E> - T S`` at every
+    temperature; right: the heat capacity ``Var E / T**2``. All exact, by
+    enumeration (see :func:`~bmlib.free_energy_curves`). Explained in the
+    chapter "The Boltzmann-Gibbs distribution".
+
+    Parameters
+    ----------
+    W, b, units
+        The model (``n <= MAX_EXACT_UNITS``).
+    temperatures : sequence of float, optional
+        Default: 60 temperatures from 0.1 to 20, evenly spaced in log T.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import bmlib as bm, matplotlib.pyplot as plt
+    >>> fig = bm.plot_free_energy([[0, 1], [1, 0]], temperatures=[0.5, 1.0, 2.0])
+    >>> [line.get_label() for line in fig.axes[0].lines]
+    ['F = -T log Z', '<E>', '-T S']
+    >>> plt.close(fig)
+    """
+    from ..free_energy import free_energy_curves
+
+    T = np.geomspace(0.1, 20.0, 60) if temperatures is None else temperatures
+    curves = free_energy_curves(W, b, T, units)
+    T = curves["T"]
+    fig = _new_figure((6.8, 3.0))
+    ax_f, ax_c = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
+    ax_f.plot(T, curves["free_energy"], color=UNIT_ON, lw=2, label="F = -T log Z")
+    ax_f.plot(T, curves["mean_energy"], color=HIGHLIGHT, lw=1.6, label="<E>")
+    ax_f.plot(T, curves["minus_TS"], color=NEUTRAL_TEXT, lw=1.6, ls="--", label="-T S")
+    ax_c.plot(T, curves["heat_capacity"], color=UNIT_ON, lw=2)
+    for ax in (ax_f, ax_c):
+        ax.set_xscale("log")
+        ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
+        _tidy(ax)
+    ax_f.set_ylabel("energy", fontsize=FONT_SIZE)
+    ax_f.legend(fontsize=FONT_SIZE, frameon=False)
+    ax_c.set_ylabel("heat capacity Var E / T\u00b2", fontsize=FONT_SIZE)
+    return fig
