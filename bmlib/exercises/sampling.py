@@ -184,22 +184,27 @@ def _moment_cases():
 
 
 def _moment_mistakes(W, b, T):
-    """Wrong (mean, variance) pairs a plausible draft returns, with what to tell its author."""
+    """Wrong means and wrong variances that plausible drafts return, each with what to say."""
     from ..exact import exact_energy_moments
 
     mean, var = exact_energy_moments(W, b, T)
-    return [
-        ((-mean, var), "Your <E> has the wrong sign: <E> = -d log Z / d beta. Raising beta = 1/T "
-                       "favours low energies, so log Z grows fastest where the energies are most negative."),
-        ((mean / T**2, var), "Your <E> is d log Z / dT = <E> / T^2, the derivative with respect to T. "
-                             "Differentiate with respect to beta = 1/T instead: <E> = -d log Z / d beta."),
-        ((mean, var / T**2), "Your variance is divided by T^2: that is the heat capacity Var E / T^2. "
-                             "The second derivative d^2 log Z / d beta^2 is Var E itself."),
-        ((mean, -var), "Your variance has the wrong sign: d^2 log Z / d beta^2 = Var E >= 0 "
-                       "(log Z is convex in beta)."),
-        ((mean, var + mean**2), "Your variance is <E^2>, the second moment: subtract <E>^2, or take "
-                                "the second derivative of log Z, which does that for you."),
+    means = [
+        (-mean, "Your <E> has the wrong sign: <E> = -d log Z / d beta. Raising beta = 1/T favours low "
+                "energies, so log Z grows fastest where the energies are most negative."),
+        (mean / T**2, "Your <E> is d log Z / dT = <E> / T^2, the derivative with respect to T. "
+                      "Differentiate with respect to beta = 1/T instead: <E> = -d log Z / d beta."),
     ]
+    variances = [
+        (var / T**2, "Your variance is divided by T^2: that is the heat capacity Var E / T^2. "
+                     "The second derivative d^2 log Z / d beta^2 is Var E itself."),
+        (-var, "Your variance has the wrong sign: d^2 log Z / d beta^2 = Var E >= 0 "
+               "(log Z is convex in beta)."),
+        (var + mean**2, "Your variance is <E^2>, the second moment: subtract <E>^2, or take the "
+                        "second derivative of log Z, which does that for you."),
+        (var / T**4 - 2 * mean / T**3, "Your variance is d^2 log Z / dT^2, the second derivative with "
+                                       "respect to T. Take it with respect to beta = 1/T."),
+    ]
+    return means, variances
 
 
 @fits_column
@@ -248,14 +253,14 @@ def check_energy_moments(func):
         print(f"Input {k} (spins, n = {len(b)}, T = {T:g}):")
         print(f"  expected <E> = {exact_mean:.5f}, Var E = {exact_var:.5f};"
               f" your function gave {mean:.5f} and {var:.5f}")
-        for (m, v), text in _moment_mistakes(W, b, T):
-            if abs(mean - m) <= 1e-3 * scale and abs(var - v) <= 1e-3 * scale:
-                print(text)
-                break
-        else:
-            print("The numbers fit no typical mistake. With f(beta) = log Z at T = 1/beta: "
-                  "<E> = -(f(beta + d) - f(beta - d)) / (2 d) and "
-                  "Var E = (f(beta + d) - 2 f(beta) + f(beta - d)) / d^2, with d near 1e-4.")
+        named = []
+        for got, right, mistakes in zip((mean, var), (exact_mean, exact_var), _moment_mistakes(W, b, T)):
+            if abs(got - right) <= 1e-4 * scale:
+                continue
+            named += [text for wrong, text in mistakes if abs(got - wrong) <= 1e-3 * max(1.0, abs(wrong))][:1]
+        print("\n".join(named) or "The numbers fit no typical mistake. With f(beta) = log Z at T = 1/beta: "
+              "<E> = -(f(beta + d) - f(beta - d)) / (2 d) and "
+              "Var E = (f(beta + d) - 2 f(beta) + f(beta - d)) / d^2, with d near 1e-4.")
         return False
     print(f"All {len(cases)} models give the right <E> and Var E (T = 0.5, 1 and 2). Well done.")
     return True
