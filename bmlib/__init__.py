@@ -59,9 +59,10 @@ from .exercises import (
     check_log_mean_exp,
     check_mean_field_bound,
     check_mean_field_sweep,
+    check_synchronous_step,
 )
 from .free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
-from .hebbian import hebbian_weights
+from .hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
 from .io import load_model, save_model
 from .ising_exact import (
     chain_log_partition,
@@ -149,7 +150,8 @@ _LAZY_SUBMODULES = {
         "plot_estimated_statistics",
         "plot_flip_probabilities",
         "plot_free_energy",
-        "plot_hidden_mixture",
+        "plot_hebbian_recall",
+    "plot_hidden_mixture",
         "plot_lattices",
         "plot_log_likelihood_curves",
         "plot_log_z_cost",
@@ -217,6 +219,7 @@ __all__ = [
     "MeanFieldWidget",
     "PartitionWidget",
     "PersistentContrastiveDivergence",
+    "RecallCurve",
     "RBM",
     "RBMGradient",
     "SampleResult",
@@ -225,6 +228,7 @@ __all__ = [
     "SparseMoments",
     "SamplingWidget",
     "SquareLattice",
+    "SynchronousPath",
     "TEN_PIXEL_PROTOTYPES",
     "TrainingHistory",
     "all_states",
@@ -250,6 +254,7 @@ __all__ = [
     "check_log_mean_exp",
     "check_mean_field_bound",
     "check_mean_field_sweep",
+    "check_synchronous_step",
     "clamped_log_partition",
     "clamped_moments",
     "compare_log_z",
@@ -274,6 +279,7 @@ __all__ = [
     "free_energy_curves",
     "greedy_colouring",
     "heat_bath",
+    "hebbian_recall",
     "hebbian_weights",
     "hidden_widget",
     "is_stable",
@@ -310,6 +316,7 @@ __all__ = [
     "plot_estimated_statistics",
     "plot_flip_probabilities",
     "plot_free_energy",
+    "plot_hebbian_recall",
     "plot_hidden_mixture",
     "plot_lattices",
     "plot_log_likelihood_curves",
@@ -336,6 +343,7 @@ __all__ = [
     "state_index",
     "state_labels",
     "tap_mean_field",
+    "synchronous_updates",
     "temperature_scan",
     "ten_pixel_images",
     "thermal_averages",

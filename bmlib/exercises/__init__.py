@@ -6,7 +6,7 @@ what was expected, what came back, and, when the pattern of errors gives it
 away, the likely mistake. The inputs come from a fixed seed and use weights
 in steps of 0.5, so every printed number is short and the same on every run.
 """
-from .energy import check_energy_function, check_is_stable, check_local_fields
+from .energy import check_energy_function, check_is_stable, check_local_fields, check_synchronous_step
 from .hidden import check_hidden_probabilities
 from .ising import check_lattice_energy
 from .learning import check_gradient_function

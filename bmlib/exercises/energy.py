@@ -10,6 +10,7 @@ from ._common import (
     _call,
     _clean,
     _energy_cases,
+    _models,
     _real,
     _shape,
     _show_input,
@@ -264,4 +265,104 @@ def check_is_stable(func, units="spins"):
         if all(bool(mistake(s, W, b)) == g for (s, W, b), g in zip(cases, got)):
             print(text)
             break
+    return False
+
+
+# --- one synchronous update (chapter "Energy") ---------------------------------------------------
+
+def _synchronous_cases():
+    """(s, W, b) for spins, with some fields exactly zero (weights in steps of 0.5)."""
+    rng = np.random.default_rng(_SEED + 9)
+    cases = []
+    for units, W, b in _models():
+        if units != "spins":
+            continue
+        for _ in range(3):
+            cases.append((rng.choice([-1.0, 1.0], size=len(b)), W, b))
+    return cases
+
+
+def _synchronous(s, W, b):
+    h = W @ s + b
+    return np.where(h > 0, 1.0, np.where(h < 0, -1.0, s))
+
+
+def _sequential(s, W, b):
+    s = s.copy()
+    for i in range(len(s)):
+        h = W[i] @ s + b[i]
+        s[i] = 1.0 if h > 0 else (-1.0 if h < 0 else s[i])
+    return s
+
+
+_SYNCHRONOUS_MISTAKES = [
+    (_sequential, "You updated the units one after another, each seeing the new values of the ones "
+                  "before it: that is an asynchronous sweep. In a synchronous step every unit reads "
+                  "the OLD state: compute h = W @ s + b once, then set all units from it."),
+    (lambda s, W, b: np.where(W @ s + b >= 0, 1.0, -1.0),
+     "A unit whose field is exactly 0 should keep its value (no flip lowers the energy); yours "
+     "turns it to +1."),
+    (lambda s, W, b: np.sign(W @ s + b),
+     "np.sign gives 0 where the field is 0, and 0 is not a spin: keep the unit's old value there."),
+    (lambda s, W, b: np.where(W @ s + b > 0, -1.0, np.where(W @ s + b < 0, 1.0, s)),
+     "Your units turn against their fields: a unit should take the sign of h_i, which lowers the energy."),
+]
+
+
+@fits_column
+def check_synchronous_step(func):
+    """Check ``func(s, W, b)``: one synchronous update of every spin, ``sign(W s + b)``, 0 keeps.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(s, W, b) -> new s`` for spins.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def step(s, W, b):
+    ...     h = W @ s + b
+    ...     return np.where(h > 0, 1, np.where(h < 0, -1, s))
+    >>> bm.check_synchronous_step(step)
+    All 9 states are updated right (3 to 5 spins, some fields exactly 0). Well done.
+    True
+    """
+    cases = _synchronous_cases()
+    wrong = []
+    for k, (s, W, b) in enumerate(cases):
+        value, error = _call(func, (s, W, b), k)
+        if error:
+            print(error)
+            return False
+        try:
+            got = _real(value)
+        except (TypeError, ValueError) as exc:
+            print(f"Input {k}: your function returned {value!r:.60}; expected an array of spins ({exc}).")
+            return False
+        if got.shape != s.shape:
+            print(f"Input {k}: your function returned shape {_shape(value)}; expected {s.shape}, one spin per unit.")
+            return False
+        if not np.array_equal(got, _synchronous(s, W, b)):
+            wrong.append((k, got))
+    if not wrong:
+        print(f"All {len(cases)} states are updated right (3 to 5 spins, some fields exactly 0). Well done.")
+        return True
+    k, got = wrong[0]
+    s, W, b = cases[k]
+    print(f"Your update is wrong on {len(wrong)} of {len(cases)} states. The first one:")
+    _show_input(k, "spins", s, W, b)
+    print(f"  local fields h = {_clean(W @ s + b)}")
+    print(f"  expected {_synchronous(s, W, b).astype(int).tolist()}, your function gave {_clean(got)}")
+    for mistake, text in _SYNCHRONOUS_MISTAKES:
+        if all(np.array_equal(g, mistake(*cases[j])) for j, g in wrong):
+            print(text)
+            break
+    else:
+        print("The results fit no typical mistake. Compute every field from the old state, "
+              "h = W @ s + b, then give each unit the sign of its field (0: keep the old value).")
     return False

@@ -27,6 +27,7 @@ from ._style import (
     MAX_LANDSCAPE_UNITS,
     MAX_TEXT_LABEL_UNITS,
     NEUTRAL,
+    NEUTRAL_TEXT,
     UNIT_ON,
     _bars,
     _draw_network,
@@ -253,4 +254,46 @@ def plot_descent(path, W=None, b=None, units=None):
         units = check_units(units)
     fig = _new_figure((6, 3.8))
     _draw_descent(fig, path, W, b, units)
+    return fig
+
+
+#: The storage capacity of Hebbian weights for large n (Amit, Gutfreund and Sompolinsky 1985).
+HOPFIELD_CAPACITY = 0.138
+
+
+def plot_hebbian_recall(curve):
+    """Mean overlap after descent, and the fraction of patterns kept, against the load ``P / n``.
+
+    Parameters
+    ----------
+    curve : RecallCurve
+        From :func:`~bmlib.hebbian_recall`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import bmlib as bm, matplotlib.pyplot as plt
+    >>> fig = bm.plot_hebbian_recall(bm.hebbian_recall(n=40, loads=[0.1, 0.3], rng=0))
+    >>> [line.get_label() for line in fig.axes[0].lines][:2]
+    ['mean overlap after descent', 'patterns kept (overlap >= 0.9)']
+    >>> plt.close(fig)
+    """
+    from ..hebbian import RecallCurve
+
+    if not isinstance(curve, RecallCurve):
+        raise TypeError(f"curve must be the RecallCurve of bm.hebbian_recall; got {type(curve).__name__}")
+    fig = _new_figure((6.0, 3.0))
+    ax = fig.add_subplot()
+    ax.plot(curve.loads, curve.overlap, "o-", color=UNIT_ON, lw=2, label="mean overlap after descent")
+    ax.plot(curve.loads, curve.retrieved, "s--", color=HIGHLIGHT, lw=1.5, label="patterns kept (overlap >= 0.9)")
+    ax.axvline(HOPFIELD_CAPACITY, color=NEUTRAL, lw=1, ls=":")
+    ax.text(HOPFIELD_CAPACITY, 0.02, " 0.138: capacity for large n", color=NEUTRAL_TEXT, fontsize=FONT_SIZE,
+            transform=ax.get_xaxis_transform())
+    ax.set(xlabel=f"load P / n  (n = {curve.n} units)", ylim=(0, 1.05))
+    ax.xaxis.label.set_fontsize(FONT_SIZE)
+    ax.legend(fontsize=FONT_SIZE, frameon=False, loc="lower left")
+    _tidy(ax)
     return fig
