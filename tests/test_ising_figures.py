@@ -270,3 +270,22 @@ def test_lattice_checker_is_deterministic_and_keeps_its_inputs(capsys):
 
     run(vandal, capsys)
     assert run(roll_energy, capsys)[0]
+
+
+def test_binder_cumulant_limits_and_exact_value():
+    from bmlib.sampling.observables import _binder
+
+    rng = np.random.default_rng(0)
+    ordered = rng.choice([-1.0, 1.0], size=(4000, 4))  # m = +-1: U = 1 - 1/3 = 2/3
+    assert _binder(ordered).value == pytest.approx(2 / 3)
+    gaussian = rng.normal(size=(200_000, 4))  # U = 1 - 3 s^4 / (3 s^4) = 0
+    assert abs(_binder(gaussian).value) < 0.01
+    # Against enumeration on a 3 x 3 torus at T = 2.5 (seed 3; 8 chains of 20 000 sweeps):
+    W = bm.square_lattice_couplings(3)
+    S = bm.all_states(9)
+    p = bm.boltzmann_distribution(W, T=2.5)
+    m = S.mean(axis=1)
+    exact = 1 - (p @ m**4) / (3 * (p @ m**2) ** 2)
+    run = bm.sample(W, T=2.5, n_samples=20_000, n_chains=8, rng=3)
+    got = bm.thermal_averages(run)["binder"]
+    assert abs(got.value - exact) < 4 * got.error and got.error < 0.01

@@ -311,3 +311,49 @@ def plot_phase_transition(temperatures, scan, L, J=1.0):
     fig = _new_figure((8.0, 5.6))
     _draw_phase_transition(fig, T, scan, L, J)
     return fig
+
+
+def plot_binder_crossing(temperatures, scans):
+    """Binder cumulant against temperature for several lattice sizes: the curves cross near T_c.
+
+    Parameters
+    ----------
+    temperatures : array_like of shape (k,)
+        The temperatures of the scans.
+    scans : dict of int to dict
+        Lattice side ``L`` to the result of :func:`~bmlib.temperature_scan` at
+        ``temperatures`` (it holds ``"binder"``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import bmlib as bm, numpy as np, matplotlib.pyplot as plt
+    >>> T = np.array([2.0, 2.5])
+    >>> scans = {4: bm.temperature_scan(bm.SquareLattice(4), None, T, n_samples=50, rng=0)}
+    >>> fig = bm.plot_binder_crossing(T, scans)
+    >>> [line.get_label() for line in fig.axes[0].lines][:1]
+    ['L = 4']
+    >>> plt.close(fig)
+    """
+    T = check_temperatures(temperatures)
+    if not isinstance(scans, dict) or not scans:
+        raise TypeError("scans must be a non-empty dict {L: bm.temperature_scan(...)}")
+    fig = _new_figure((5.6, 3.2))
+    ax = fig.add_subplot()
+    colours = (NEUTRAL_TEXT, HIGHLIGHT, UNIT_ON, POSITIVE, NEGATIVE)
+    for k, (L, scan) in enumerate(sorted(scans.items())):
+        if not isinstance(scan, dict) or "binder" not in scan or np.shape(scan["binder"].value) != T.shape:
+            raise ValueError(f"scans[{L}] must be a temperature_scan at the {T.size} temperatures given")
+        ax.errorbar(T, scan["binder"].value, yerr=scan["binder"].error, color=colours[k % len(colours)],
+                    marker="o", ms=4, lw=1.5, capsize=2, label=f"L = {L}")
+    Tc = critical_temperature()
+    ax.axvline(Tc, color=NEUTRAL, lw=1, ls=":")
+    ax.text(Tc, 0.02, f" T_c = {Tc:.3f}", color=NEUTRAL_TEXT, fontsize=FONT_SIZE, transform=ax.get_xaxis_transform())
+    ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
+    ax.set_ylabel("Binder cumulant U", fontsize=FONT_SIZE)
+    ax.legend(fontsize=FONT_SIZE, frameon=False)
+    _tidy(ax)
+    return fig

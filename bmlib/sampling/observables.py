@@ -10,12 +10,18 @@ magnetization         ``<m>``                                       (0 by symmet
 abs_magnetization     ``<|m|>``                                     yang_magnetization
 susceptibility        ``n (<m^2> - <|m|>^2) / T``
 specific_heat         ``n (<e^2> - <e>^2) / T^2`` (per unit)        kaufman_specific_heat_per_spin
+binder                ``1 - <m^4> / (3 <m^2>^2)``                   2/3 ordered, 0 disordered
 ====================  ============================================  =====================
 
 The susceptibility uses ``|m|`` because on a finite lattice below ``T_c``
 the magnetization flips sign rarely and ``<m>`` over a finite run depends
 on how many flips happened; with ``|m|`` the estimate is stable at every T.
-For bits, ``m`` is the mean activity.
+For bits, ``m`` is the mean activity. The Binder cumulant tends to 2/3 in the
+ordered phase (``m`` near +-m0) and to 0 in the disordered one (``m``
+Gaussian around 0); at ``T_c`` it takes a value that hardly depends on the
+lattice size, so the curves of several sizes cross there. Its error bar is
+the spread of the per-chain values (chains are independent; ``nan`` for one
+chain).
 
 Explained in the chapter "The Ising model".
 """
@@ -29,7 +35,7 @@ from .._threads import thin_blas
 from .chains import SampleResult, sample
 from .diagnostics import Estimate, estimate
 
-OBSERVABLES = ("energy_per_unit", "magnetization", "abs_magnetization", "susceptibility", "specific_heat")
+OBSERVABLES = ("energy_per_unit", "magnetization", "abs_magnetization", "susceptibility", "specific_heat", "binder")
 
 
 def _fluctuation(x, scale):
@@ -50,7 +56,7 @@ def thermal_averages(result):
     -------
     dict of str to Estimate
         Keys ``"energy_per_unit"``, ``"magnetization"``, ``"abs_magnetization"``,
-        ``"susceptibility"``, ``"specific_heat"`` (defined in the module
+        ``"susceptibility"``, ``"specific_heat"``, ``"binder"`` (defined in the module
         docstring); each an :class:`~bmlib.sampling.Estimate` ``(value, error, tau)``.
 
     Notes
@@ -91,7 +97,17 @@ def thermal_averages(result):
         "abs_magnetization": estimate(abs_m),
         "susceptibility": _fluctuation(abs_m, n / T),
         "specific_heat": _fluctuation(e, n / T**2),
+        "binder": _binder(m),
     }
+
+
+def _binder(m):
+    """``1 - <m^4> / (3 <m^2>^2)`` over all samples; error from the spread of the chains' own values."""
+    m2, m4 = m**2, m**4
+    value = 1.0 - m4.mean() / (3.0 * m2.mean() ** 2) if m2.mean() > 0 else float("nan")
+    per_chain = 1.0 - m4.mean(axis=0) / (3.0 * np.maximum(m2.mean(axis=0), 1e-300) ** 2)
+    error = per_chain.std(ddof=1) / np.sqrt(per_chain.size) if per_chain.size > 1 else float("nan")
+    return Estimate(float(value), float(error), estimate(m2).tau)
 
 
 @thin_blas
