@@ -133,7 +133,7 @@ def test_temperature_scan_continues_each_run_from_the_previous_one():
     lattice = bm.SquareLattice(4)
     temperatures = [3.0, 2.0]
     scan = bm.temperature_scan(lattice, None, temperatures, n_samples=50, n_chains=2, burn_in=5, rng=SEED)
-    assert set(scan) == {"energy_per_unit", "magnetization", "abs_magnetization", "susceptibility", "specific_heat"}
+    assert set(scan) == {"energy_per_unit", "magnetization", "abs_magnetization", "susceptibility", "specific_heat", "binder"}
     assert scan["energy_per_unit"].value.shape == (2,)
     # The same as two calls to sample sharing one generator and chaining final states.
     gen = np.random.default_rng(SEED)

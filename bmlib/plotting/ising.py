@@ -334,7 +334,7 @@ def plot_binder_crossing(temperatures, scans):
     >>> T = np.array([2.0, 2.5])
     >>> scans = {4: bm.temperature_scan(bm.SquareLattice(4), None, T, n_samples=50, rng=0)}
     >>> fig = bm.plot_binder_crossing(T, scans)
-    >>> [line.get_label() for line in fig.axes[0].lines][:1]
+    >>> fig.axes[0].get_legend_handles_labels()[1]
     ['L = 4']
     >>> plt.close(fig)
     """
