@@ -48,6 +48,7 @@ from .exact import (
     log_partition,
 )
 from .exercises import (
+    check_binder_cumulant,
     check_energy_function,
     check_energy_moments,
     check_gradient_function,
@@ -244,6 +245,7 @@ __all__ = [
     "boltzmann_distribution",
     "chain_couplings",
     "chain_log_partition",
+    "check_binder_cumulant",
     "check_energy_function",
     "check_energy_moments",
     "check_gradient_function",

@@ -327,6 +327,7 @@ def cases():
         ("check_local_fields", bm.check_local_fields, dict(func=lambda s, W, b: W @ s + b)),
         ("check_is_stable", bm.check_is_stable, dict(func=lambda s, W, b: True, units="spins")),
         ("check_heat_bath_update", bm.check_heat_bath_update, dict(func=lambda h, T: 0.5)),
+        ("check_binder_cumulant", bm.check_binder_cumulant, dict(func=lambda m: 0.5)),
         ("check_synchronous_step", bm.check_synchronous_step, dict(func=lambda s, W, b: s)),
         ("check_energy_moments", bm.check_energy_moments, dict(func=lambda W, b, T: (0.0, 1.0))),
         ("check_lattice_energy", bm.check_lattice_energy, dict(func=lambda s: 0.0)),

@@ -289,3 +289,15 @@ def test_binder_cumulant_limits_and_exact_value():
     run = bm.sample(W, T=2.5, n_samples=20_000, n_chains=8, rng=3)
     got = bm.thermal_averages(run)["binder"]
     assert abs(got.value - exact) < 4 * got.error and got.error < 0.01
+
+
+@pytest.mark.parametrize("draft, words", [
+    (lambda m: 1 - np.mean(m**4) / (3 * np.mean(np.abs(m)) ** 4), "not the fourth power of <|m|>"),
+    (lambda m: 1 - np.mean(m**4) / np.mean(m**2) ** 2, "factor 1/3 is missing"),
+    (lambda m: 1 - np.mean(m**2) ** 2 / (3 * np.mean(m**4)), "swapped"),
+])
+def test_binder_checker_names_the_mistake(draft, words, capsys):
+    assert bm.check_binder_cumulant(lambda m: 1 - np.mean(m**4) / (3 * np.mean(m**2) ** 2)) is True
+    capsys.readouterr()
+    assert bm.check_binder_cumulant(draft) is False
+    assert words in " ".join(capsys.readouterr().out.split())

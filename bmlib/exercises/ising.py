@@ -160,3 +160,76 @@ def check_lattice_energy(func):
     print("The results do not fit a simple pattern. Each site has one bond to its right neighbour and one to "
           "its lower neighbour (wrapping around the edges); add -J s_i s_j for those, and -h s_i for each site.")
     return False
+
+
+# --- the Binder cumulant (chapter "The Ising model") ----------------------------------------------
+
+def _binder_cases():
+    """Magnetization series m of shape (n_samples, n_chains): ordered, disordered, in between."""
+    rng = np.random.default_rng(_SEED + 11)
+    ordered = rng.choice([-1.0, 1.0], size=(400, 4)) * (0.8 + 0.05 * rng.normal(size=(400, 4)))
+    disordered = 0.1 * rng.normal(size=(400, 4))
+    between = rng.choice([-1.0, 1.0], size=(400, 4)) * np.abs(0.4 + 0.3 * rng.normal(size=(400, 4)))
+    return [ordered, disordered, between]
+
+
+def _binder_value(m):
+    return 1.0 - np.mean(m**4) / (3.0 * np.mean(m**2) ** 2)
+
+
+_BINDER_MISTAKES = [
+    (lambda m: 1.0 - np.mean(m**4) / (3.0 * np.mean(np.abs(m)) ** 4),
+     "You divided by 3 <|m|>^4: the cumulant uses <m^2>^2, the square of the mean of m^2, "
+     "not the fourth power of <|m|>."),
+    (lambda m: 1.0 - np.mean(m**4) / np.mean(m**2) ** 2,
+     "The factor 1/3 is missing: with it, a Gaussian m (for which <m^4> = 3 <m^2>^2) gives U = 0."),
+    (lambda m: 1.0 - np.mean(m**4) / (3.0 * np.mean(m) ** 2 * np.mean(m**2)),
+     "You used <m>^2 somewhere: below T_c the two signs of m cancel in <m>. Use <m^2>^2."),
+    (lambda m: 1.0 - np.mean(m**2) ** 2 / (3.0 * np.mean(m**4)),
+     "Numerator and denominator are swapped: U = 1 - <m^4> / (3 <m^2>^2)."),
+]
+
+
+@fits_column
+def check_binder_cumulant(func):
+    """Check ``func(m) -> U``, the Binder cumulant of magnetization samples ``m``.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(m)`` with ``m`` of shape (n_samples, n_chains), returning one number.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bm.check_binder_cumulant(lambda m: 1 - np.mean(m**4) / (3 * np.mean(m**2) ** 2))
+    All 3 series give the right cumulant (ordered, disordered, in between). Well done.
+    True
+    """
+    cases = _binder_cases()
+    for k, m in enumerate(cases):
+        try:
+            got = float(_real(func(m.copy())))
+        except Exception as exc:  # the reader's bug, reported in words
+            print(f"Input {k}: your function raised or returned something else than a number "
+                  f"({type(exc).__name__}: {exc})")
+            return False
+        expected = _binder_value(m)
+        if abs(got - expected) <= 1e-9:
+            continue
+        print(f"Input {k} ({len(m)} samples x {m.shape[1]} chains): expected U = {expected:.4f}, "
+              f"your function gave {got:.4f}")
+        for mistake, text in _BINDER_MISTAKES:
+            if abs(got - mistake(m)) <= 1e-9:
+                print(text)
+                break
+        else:
+            print("The result fits no typical mistake. U = 1 - <m^4> / (3 <m^2>^2), the averages "
+                  "over all samples of all chains.")
+        return False
+    print(f"All {len(cases)} series give the right cumulant (ordered, disordered, in between). Well done.")
+    return True
