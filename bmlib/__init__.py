@@ -64,6 +64,7 @@ from .exercises import (
 )
 from .free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
 from .hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
+from .inverse_ising import mean_field_inverse_ising
 from .io import load_model, save_model
 from .ising_exact import (
     chain_log_partition,
@@ -181,7 +182,8 @@ _LAZY_SUBMODULES = {
         "hidden_widget",
         "ising_widget",
         "learning_widget",
-        "mean_field_widget",
+        "mean_field_inverse_ising",
+    "mean_field_widget",
         "partition_widget",
         "sampling_widget",
     ),

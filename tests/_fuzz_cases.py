@@ -122,6 +122,8 @@ def cases():
         ("to_bits_parameters", bm.to_bits_parameters, dict(W=W3, b=B3)),
         ("to_spins_parameters", bm.to_spins_parameters, dict(W=W3, b=B3)),
         ("hebbian_weights", bm.hebbian_weights, dict(patterns=DATA3, scale=1.0)),
+        ("mean_field_inverse_ising", bm.mean_field_inverse_ising,
+         dict(data=bm.ten_pixel_images(), T=1.0, method="tap", units="spins")),
         ("hebbian_recall", bm.hebbian_recall, dict(n=10, loads=[0.2, 0.3], n_trials=1, rng=0)),
         ("synchronous_updates", bm.synchronous_updates, dict(s=S3, W=W3, b=B3, max_steps=5)),
         ("state_frequencies", bm.state_frequencies, dict(states=DATA3, units="spins")),

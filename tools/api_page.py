@@ -32,7 +32,7 @@ SECTIONS = [
       "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
     ("Learning", "learning_rule",
      ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.statistics", "bmlib.datasets",
-      "bmlib.digit_images",
+      "bmlib.digit_images", "bmlib.inverse_ising",
       "bmlib.io", "bmlib.plotting.learning", "bmlib.widgets.learning", "bmlib.exercises.learning"]),
     ("Hidden units and restricted Boltzmann machines", "hidden_units",
      ["bmlib.learning.rbm", "bmlib.rbm_exact", "bmlib.rbm_ais", "bmlib.learning.encoder", "bmlib.learning.annealed",
