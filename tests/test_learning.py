@@ -424,3 +424,18 @@ def test_resuming_keeps_momentum_so_two_halves_equal_one_run():
         bm.train(bm.BoltzmannMachine(5, rng=0), bm.parity_patterns(5), epochs=1, resume=half)
     with pytest.raises(TypeError, match="callback must be a function"):
         bm.train(two, data, epochs=1, callback="stop")
+
+
+def test_held_out_curves_score_both_sets_exactly_and_weight_decay_shrinks_the_weights():
+    data = bm.ten_pixel_images()
+    train_set, held_out = data[:20], data[20:]
+    curves = bm.held_out_curves(train_set, held_out, weight_decays=[0.0, 0.1], epochs=40, learning_rate=0.2)
+    plain, decayed = curves[0.0], curves[0.1]
+    assert plain.train.shape == plain.held_out.shape == (41,)
+    assert plain.held_out[0] == pytest.approx(-10 * np.log(2))  # W = 0: every state 1/1024
+    # Retrain by hand: the curve's last points are the exact log-likelihoods of the same machine.
+    machine = bm.BoltzmannMachine(10, init_scale=0.0)
+    bm.train(machine, train_set, epochs=40, learning_rate=0.2, weight_decay=0.1, progress=False)
+    assert decayed.train[-1] == pytest.approx(machine.log_likelihood(train_set), rel=1e-12)
+    assert decayed.held_out[-1] == pytest.approx(machine.log_likelihood(held_out), rel=1e-12)
+    assert plain.train[-1] > decayed.train[-1]  # the penalty costs training likelihood

@@ -10,6 +10,7 @@ module             idea
 ``deterministic``  mean-field statistics: the deterministic Boltzmann machine (1987)
 ``encoder``        hidden codes and completions of a machine trained on the encoder
 ``training``       gradient ascent with momentum, weight decay, mini-batches
+``held_out``       learning curves on training and held-out data, with weight decay
 =================  ==========================================================
 
 The names are re-exported flat from :mod:`bmlib`.
@@ -17,6 +18,7 @@ The names are re-exported flat from :mod:`bmlib`.
 from .annealed import AnnealedStatistics
 from .deterministic import MeanFieldStatistics
 from .encoder import EncoderReport, encoder_report
+from .held_out import HeldOutCurve, held_out_curves
 from .machine import BoltzmannMachine, BoltzmannMachineGradient, encoder_mask
 from .rbm import RBM, RBMGradient
 from .statistics import (
@@ -28,6 +30,8 @@ from .statistics import (
 from .training import TrainingHistory, train
 
 __all__ = [
+    "HeldOutCurve",
+    "held_out_curves",
     "RBM",
     "RBMGradient",
     "AnnealedStatistics",

@@ -284,3 +284,41 @@ def plot_training_history(histories, labels=None, best=None):
     if any(labels) or best is not None:
         axes[0].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower right")
     return fig
+
+
+def plot_held_out_curves(curves):
+    """Training (solid) and held-out (dashed) log-likelihood per epoch, one colour per weight decay.
+
+    Parameters
+    ----------
+    curves : dict of float to HeldOutCurve
+        From :func:`~bmlib.held_out_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import bmlib as bm, matplotlib.pyplot as plt
+    >>> data = bm.ten_pixel_images()
+    >>> fig = bm.plot_held_out_curves(bm.held_out_curves(data[:20], data[20:], epochs=5))
+    >>> [line.get_label() for line in fig.axes[0].lines]
+    ['training, weight decay 0', 'held out, weight decay 0']
+    >>> plt.close(fig)
+    """
+    from ..learning.held_out import HeldOutCurve
+
+    if not isinstance(curves, dict) or not curves or not all(isinstance(c, HeldOutCurve) for c in curves.values()):
+        raise TypeError("curves must be the dict that bm.held_out_curves returns")
+    fig = _new_figure((6.4, 3.2))
+    ax = fig.add_subplot()
+    for k, (decay, curve) in enumerate(curves.items()):
+        colour = _HISTORY_COLOURS[k % len(_HISTORY_COLOURS)]
+        ax.plot(curve.epochs, curve.train, color=colour, lw=1.8, label=f"training, weight decay {decay:g}")
+        ax.plot(curve.epochs, curve.held_out, color=colour, lw=1.8, ls="--", label=f"held out, weight decay {decay:g}")
+    ax.set_xlabel("epoch", fontsize=FONT_SIZE)
+    ax.set_ylabel("mean log-likelihood L", fontsize=FONT_SIZE)
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, ncol=2, loc="lower left")
+    _tidy(ax)
+    return fig
