@@ -64,7 +64,11 @@ def held_out_curves(train_data, held_out_data, weight_decays=(0.0,), epochs=300,
         raise ValueError(f"train_data must have shape (P, n), one row per pattern, P and n >= 1; got shape {arr.shape}")
     n = arr.shape[1]
     train_data = check_data(arr, n, units, "train_data")
-    held_out_data = check_data(held_out_data, n, units, "held_out_data")
+    held = np.asarray(held_out_data)
+    if held.ndim != 2 or held.shape[1] != n:
+        raise ValueError(f"held_out_data must have one column per unit, as many as train_data has ({n}): "
+                         f"shape (Q, {n}); got shape {held.shape}")
+    held_out_data = check_data(held, n, units, "held_out_data")
     decays = [check_real(d, f"weight_decays[{k}]", nonnegative=True)
               for k, d in enumerate(check_sequence(weight_decays if np.ndim(weight_decays) else [weight_decays],
                                                     "weight_decays", "a sequence of penalties"))]
