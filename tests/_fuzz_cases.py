@@ -149,6 +149,8 @@ def cases():
         # --- exact enumeration
         ("boltzmann_distribution", bm.boltzmann_distribution, dict(W=W3, b=B3, T=1.0, units="spins")),
         ("log_partition", bm.log_partition, dict(W=W3, b=B3, T=1.0, units="spins")),
+        ("parallel_tempering", bm.parallel_tempering,
+         dict(W=W3, b=B3, temperatures=[0.5, 1.0], units="spins", n_samples=5, burn_in=2, initial=S3, rng=0)),
         ("exact_free_energy", bm.exact_free_energy, dict(W=W3, b=B3, T=1.0, units="spins")),
         ("variational_free_energy", bm.variational_free_energy,
          dict(q=np.full(8, 0.125), W=W3, b=B3, T=1.0, units="spins")),
@@ -381,6 +383,7 @@ NOT_FUZZED = {
     "SparseMoments": "result record (made by sparse_moments, fuzzed)",
     "SparseMagnetization": "result record (made by sparse_magnetization, fuzzed)",
     "HeldOutCurve": "result record (made by held_out_curves, fuzzed)",
+    "TemperingResult": "result record (made by parallel_tempering, fuzzed)",
     "FreeEnergy": "result record (made by exact_free_energy, fuzzed)",
     "RecallCurve": "result record (made by hebbian_recall, fuzzed)",
     "SynchronousPath": "result record (made by synchronous_updates, fuzzed)",

@@ -26,6 +26,7 @@ SECTIONS = [
     ("The Boltzmann-Gibbs distribution: exact sums and sampling", "boltzmann_gibbs",
      ["bmlib.exact", "bmlib.free_energy", "bmlib.sampling.chains", "bmlib.sampling.rules", "bmlib.sampling.schedules",
       "bmlib.sampling.transition", "bmlib.sampling.diagnostics", "bmlib.sampling.goodness", "bmlib.sampling.couplings",
+      "bmlib.sampling.tempering",
       "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling"]),
     ("The Ising model", "ising",
      ["bmlib.lattices", "bmlib.ising_exact", "bmlib.kaufman", "bmlib.sampling.observables",

@@ -23,6 +23,7 @@ from .goodness import ChiSquareResult, chi_square_test
 from .observables import temperature_scan, thermal_averages
 from .rules import heat_bath, metropolis
 from .schedules import greedy_colouring
+from .tempering import TemperingResult, parallel_tempering
 from .transition import convergence_curves, state_frequencies, total_variation, transition_matrix
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Estimate",
     "SampleResult",
     "SquareLattice",
+    "TemperingResult",
     "anneal",
     "autocorrelation",
     "autocorrelation_time",
@@ -42,6 +44,7 @@ __all__ = [
     "greedy_colouring",
     "heat_bath",
     "metropolis",
+    "parallel_tempering",
     "sample",
     "state_frequencies",
     "temperature_scan",
