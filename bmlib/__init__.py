@@ -97,8 +97,10 @@ from .learning import (
     encoder_mask,
     encoder_report,
     exact_statistics,
+    expected_cd_update,
     held_out_curves,
     train,
+    update_jacobian,
 )
 from .meanfield import MeanFieldResult, naive_mean_field, tap_mean_field
 from .partition import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
@@ -286,6 +288,7 @@ __all__ = [
     "exact_free_energy",
     "exact_moments",
     "exact_statistics",
+    "expected_cd_update",
     "flip_energy_changes",
     "free_energy_curves",
     "greedy_colouring",
@@ -370,6 +373,7 @@ __all__ = [
     "total_variation",
     "train",
     "transition_matrix",
+    "update_jacobian",
     "variational_free_energy",
     "yang_magnetization",
 ]

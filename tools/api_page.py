@@ -37,7 +37,7 @@ SECTIONS = [
       "bmlib.digit_images", "bmlib.inverse_ising",
       "bmlib.io", "bmlib.plotting.learning", "bmlib.widgets.learning", "bmlib.exercises.learning"]),
     ("Hidden units and restricted Boltzmann machines", "hidden_units",
-     ["bmlib.learning.rbm", "bmlib.rbm_exact", "bmlib.rbm_ais", "bmlib.learning.encoder", "bmlib.learning.annealed",
+     ["bmlib.learning.rbm", "bmlib.rbm_exact", "bmlib.rbm_ais", "bmlib.learning.cd_theory", "bmlib.learning.encoder", "bmlib.learning.annealed",
       "bmlib.plotting.hidden", "bmlib.widgets.hidden", "bmlib.exercises.hidden"]),
     ("Mean field: the deterministic Boltzmann machine", "deterministic",
      ["bmlib.meanfield", "bmlib.learning.deterministic",

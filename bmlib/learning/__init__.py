@@ -9,6 +9,7 @@ module             idea
 ``annealed``       the annealed two-phase procedure of Ackley, Hinton & Sejnowski (1985)
 ``deterministic``  mean-field statistics: the deterministic Boltzmann machine (1987)
 ``encoder``        hidden codes and completions of a machine trained on the encoder
+``cd_theory``      the exact expected CD-k update of a tiny RBM, and its Jacobian
 ``training``       gradient ascent with momentum, weight decay, mini-batches
 ``held_out``       learning curves on training and held-out data, with weight decay
 =================  ==========================================================
@@ -16,6 +17,7 @@ module             idea
 The names are re-exported flat from :mod:`bmlib`.
 """
 from .annealed import AnnealedStatistics
+from .cd_theory import expected_cd_update, update_jacobian
 from .deterministic import MeanFieldStatistics
 from .encoder import EncoderReport, encoder_report
 from .held_out import HeldOutCurve, held_out_curves
@@ -30,6 +32,8 @@ from .statistics import (
 from .training import TrainingHistory, train
 
 __all__ = [
+    "expected_cd_update",
+    "update_jacobian",
     "HeldOutCurve",
     "held_out_curves",
     "RBM",
