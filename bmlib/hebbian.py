@@ -16,6 +16,7 @@ import numpy as np
 
 from ._checks import check_count, check_model, check_real, check_sequence, check_states
 from ._random import as_generator
+from ._ties import zero_field_tolerance
 
 
 def hebbian_weights(patterns, scale=1.0):
@@ -77,11 +78,14 @@ def _descend_all(S, W, max_sweeps=100):
     fixed point (the Hopfield argument).
     """
     S = S.copy()
+    # A field that is 0 in exact arithmetic (weights are multiples of 1/P) must not get its
+    # sign from the summation order: within the tie tolerance it counts as 0 (bmlib._ties).
+    tol = zero_field_tolerance(W, np.zeros(W.shape[0]))
     for _ in range(max_sweeps):
         moved = False
         for i in range(S.shape[1]):
             h = S @ W[i]
-            new = np.where(h > 0, 1.0, np.where(h < 0, -1.0, S[:, i]))
+            new = np.where(h > tol, 1.0, np.where(h < -tol, -1.0, S[:, i]))
             moved |= bool(np.any(new != S[:, i]))
             S[:, i] = new
         if not moved:
@@ -192,9 +196,10 @@ def synchronous_updates(s, W, b=None, max_steps=100):
         raise ValueError(f"s must have shape ({W.shape[0]},), one state; got shape {s.shape}")
     states = [s.astype(float)]
     period = 0
+    tol = zero_field_tolerance(W, b)  # an exactly zero field keeps the unit, whatever the rounding
     for _ in range(max_steps):
         h = W @ states[-1] + b
-        new = np.where(h > 0, 1.0, np.where(h < 0, -1.0, states[-1]))
+        new = np.where(h > tol, 1.0, np.where(h < -tol, -1.0, states[-1]))
         states.append(new)
         if np.array_equal(new, states[-2]):
             period = 1
