@@ -59,16 +59,15 @@ def test_mean_field_input_output_learning_finds_the_code_within_60_cycles():
 def test_a_completion_counts_only_when_the_machine_has_decided():
     """At a high temperature the hand-made solution still ranks the right completion first,
     but gives it less than half the probability: a coin flip, not a completion."""
-    codes = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
-    W = np.zeros((10, 10))
-    for group in (range(0, 4), range(4, 8)):
-        for k, i in enumerate(group):
-            W[i, 8:] = W[8:, i] = 4 * (2 * codes[k] - 1)
-            W[i, [j for j in group if j != i]] = -4
-    b = np.r_[np.tile(-4 * codes.sum(axis=1) + 2, 2), [0, 0]]
-    sure = bm.encoder_report(bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), W=W, b=b, units="bits"))
+    from test_hidden_figures import solved_encoder
+
+    sure_machine = solved_encoder()
+    sure = bm.encoder_report(sure_machine)
     assert sure.completed.all() and (sure.completion_probabilities > 0.8).all()
-    hot = bm.encoder_report(bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), W=W, b=b, units="bits", T=2.0))
-    targets = np.stack([bm.encoder_patterns(4, "bits")[:, 4:], bm.encoder_patterns(4, "bits")[:, :4]])
+    hot_machine = bm.BoltzmannMachine(8, 2, mask=bm.encoder_mask(4, 2), W=sure_machine.W, b=sure_machine.b,
+                                      units="bits", T=2.0)
+    hot = bm.encoder_report(hot_machine)
+    patterns = bm.encoder_patterns(4, "bits")
+    targets = np.stack([patterns[:, 4:], patterns[:, :4]])
     assert (hot.completions == targets).all()  # still ranked first ...
     assert (hot.completion_probabilities < 0.5).all() and not hot.completed.any()  # ... but undecided
