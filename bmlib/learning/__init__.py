@@ -17,7 +17,7 @@ module             idea
 The names are re-exported flat from :mod:`bmlib`.
 """
 from .annealed import AnnealedStatistics
-from .cd_theory import expected_cd_update, update_jacobian
+from .cd_theory import cd_update_spread, expected_cd_update, update_jacobian
 from .deterministic import MeanFieldStatistics
 from .encoder import EncoderReport, encoder_report
 from .held_out import HeldOutCurve, held_out_curves
@@ -32,6 +32,7 @@ from .statistics import (
 from .training import TrainingHistory, train
 
 __all__ = [
+    "cd_update_spread",
     "expected_cd_update",
     "update_jacobian",
     "HeldOutCurve",
