@@ -357,7 +357,7 @@ def cases():
                                                      n_sweeps=2, max_sweeps=4, rule="heat_bath", rng=0)),
         ("mean_field_widget", bm.mean_field_widget, dict(W=W3, b=B3, T=1.0, units="spins", coupling=1.0,
                                                          T_range=(0.5, 3.0))),
-        ("ising_widget", bm.ising_widget, dict(L=4, T=2.5, J=1.0, sweeps=2, initial="random", rng=0)),
+        ("ising_widget", bm.ising_widget, dict(L=4, T=2.5, J=1.0, sweeps=2, initial="random", rng=0, h=0.1)),
         ("learning_widget", bm.learning_widget,
          dict(data=DATA3, n_hidden=0, epochs=2, learning_rate=0.1, momentum=0.0, statistics="exact",
               units="spins", T=1.0, init_scale=0.1, epoch=0, rng=0)),

@@ -184,6 +184,55 @@ def test_widget_updates_do_not_touch_pyplot():
     assert plt.get_fignums() == open_before
 
 
+def test_field_slider_adds_minus_H_sum_s_to_the_energy():
+    # One sweep per step, so the recorded e is the energy of the state the step ends in.
+    widget = bm.ising_widget(L=8, T=2.0, sweeps=1, rng=5)
+    W = bm.square_lattice_couplings(8)
+    for H in (0.3, -0.45, 0.0):
+        widget.field.value = H
+        s = widget.state.ravel().astype(float)
+        assert widget.h == H
+        assert widget.history[-1, 1] == pytest.approx((bm.energy(s, W) - H * s.sum()) / 64, abs=1e-12)
+
+
+def test_field_slider_continues_the_chain_and_the_lattice_follows_the_field():
+    # Seed 0, 8 x 8 at T = 3 (no order of its own): 40 sweeps in H = -+0.5 give m near -+0.7.
+    widget = bm.ising_widget(L=8, T=3.0, sweeps=40, rng=0)
+    widget.field.value = -0.5
+    assert widget.history.shape == (2, 3) and widget.state.mean() < -0.4
+    widget.field.value = 0.5
+    assert widget.state.mean() > 0.4
+    # A restart keeps T and H; the first picture of a new chain shows H in its title.
+    widget.up_button.click()
+    assert widget.h == 0.5 and widget.T == 3.0 and "H = 0.50" in widget._describe()
+
+
+def _hysteresis(T):
+    """First visit's m at each field: the default widget (seed 0, 40 sweeps per step) restarted all up
+    at T, the field stepped by 0.05 down to -0.5 and back up to +0.5 (ising-ex-6)."""
+    widget = bm.ising_widget(T=T, initial="up")
+    down = np.round(np.arange(-0.05, -0.51, -0.05), 2)
+    up = np.round(np.arange(-0.45, 0.51, 0.05), 2)
+    m = {"down": {}, "up": {}}
+    for way, fields in (("down", down), ("up", up)):
+        for H in fields:
+            widget.field.value = float(H)
+            m[way][float(H)] = round(float(widget.state.mean()), 2)
+    return m
+
+
+def test_hysteresis_loops_as_the_chapter_describes_them():
+    m = _hysteresis(1.5)
+    assert min(m["down"][-0.3], m["down"][-0.35]) > 0.95 and m["down"][-0.4] == 0.36 and m["down"][-0.45] < -0.95
+    assert max(m["up"][0.0], m["up"][0.3]) < -0.85 and m["up"][0.35] > 0 and m["up"][0.4] > 0.95
+    m = _hysteresis(2.0)
+    assert m["down"][-0.15] > 0.5 and m["down"][-0.2] == -0.73
+    assert m["up"][0.15] < -0.5 and m["up"][0.2] > 0.8
+    m = _hysteresis(3.0)  # no loop above T_c
+    assert m["down"][-0.5] == -0.8 and m["up"][0.5] == 0.73 and abs(m["up"][0.0]) < 0.1
+    assert 2 * 0.05 * 1024 / 1.5 == pytest.approx(68, abs=0.5)  # the e^68 of the answer
+
+
 def test_ising_widget_checks_its_arguments():
     with pytest.raises(ValueError, match="even"):
         bm.ising_widget(L=15)
@@ -193,6 +242,12 @@ def test_ising_widget_checks_its_arguments():
         bm.ising_widget(L=128)
     with pytest.raises(ValueError, match="initial"):
         bm.ising_widget(initial="down")
+    with pytest.raises(ValueError, match="h must be between -0.5 and 0.5"):
+        bm.ising_widget(h=0.8)
+    with pytest.raises(ValueError, match="h must be between -1 and 1"):
+        bm.ising_widget(J=2.0, h=-1.5)
+    with pytest.raises(TypeError, match="h"):
+        bm.ising_widget(h="strong")
 
 
 # --- the self-check ---------------------------------------------------------

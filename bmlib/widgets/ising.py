@@ -1,4 +1,4 @@
-"""The widget of the chapter "The Ising model": a temperature slider over a running lattice."""
+"""The widget of the chapter "The Ising model": temperature and field sliders over a running lattice."""
 from __future__ import annotations
 
 from io import BytesIO
@@ -26,6 +26,8 @@ from ._base import FigureWidget
 
 #: Range of the temperature slider, in units of J.
 T_RANGE = (0.5, 4.0)
+#: Largest |H| of the field slider, in units of J (the energy axis makes room for it).
+H_MAX = 0.5
 #: Batches remembered (and drawn as a trail) next to the exact curves.
 HISTORY = 40
 #: Largest side the widget accepts: above it one step takes longer than 100 ms.
@@ -35,9 +37,9 @@ MAX_WIDGET_SIDE = 64
 class IsingWidget(FigureWidget):
     """A square-lattice Ising model that keeps running while you move the temperature.
 
-    Build it with :func:`ising_widget`. Each change of ``T`` (or a press of
-    "run more") continues the chain from its current state for
-    ``sweeps`` heat-bath sweeps at the new temperature, then shows the
+    Build it with :func:`ising_widget`. Each change of ``T`` or of the field
+    ``H`` (or a press of "run more") continues the chain from its current
+    state for ``sweeps`` heat-bath sweeps at the new setting, then shows the
     lattice and the averages of ``e`` and ``|m|`` over those sweeps as a
     point next to the exact curves. The state, the generator and the
     history are kept, so the same actions from the same seed give the same
@@ -46,7 +48,7 @@ class IsingWidget(FigureWidget):
 
     figsize = (9.0, 4.0)
 
-    def __init__(self, L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0):
+    def __init__(self, L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0, h=0.0):
         self.L = check_integer(L, "L", minimum=4, maximum=MAX_WIDGET_SIDE)
         if self.L % 2:
             raise ValueError(f"L must be even (the checkerboard layout of SquareLattice); got {self.L}")
@@ -56,28 +58,37 @@ class IsingWidget(FigureWidget):
         if not lo <= T <= hi:
             raise ValueError(f"T must be between {lo:g} and {hi:g} (the slider's range, {T_RANGE[0]:g} J to "
                              f"{T_RANGE[1]:g} J with J = {self.J:g}); got {T!r}")
+        h = check_real(h, "h")
+        if not abs(h) <= H_MAX * self.J:
+            raise ValueError(f"h must be between {-H_MAX * self.J:g} and {H_MAX * self.J:g} (the field slider's "
+                             f"range, +-{H_MAX:g} J with J = {self.J:g}); got {h!r}")
         self.sweeps_per_step = check_count(sweeps, "sweeps", minimum=1)
         self._initial = check_choice(initial, "initial", ("random", "up"))
         self._seed = rng
         self._canvas = None  # the persistent figure, built on the first render (see _render_png)
-        self._lattice = SquareLattice(self.L, J=self.J)
+        self._lattice = SquareLattice(self.L, J=self.J, h=h)
         # The exact curves depend only on L and J: computed once, drawn on every update.
         self._T_grid = np.linspace(lo, hi, 200)
         self.temperature = ipywidgets.FloatSlider(value=T, min=lo, max=hi, step=0.05 * self.J,
                                                   readout_format=".2f", description="T",
                                                   continuous_update=False)
+        # The chapter calls the external field H (h is the local field there); bmlib's argument is h.
+        self.field = ipywidgets.FloatSlider(value=h, min=-H_MAX * self.J, max=H_MAX * self.J,
+                                            step=0.05 * self.J, readout_format=".2f", description="field H",
+                                            continuous_update=False)
         # Width from the label: ipywidgets' fixed default width cut "run 40 more sweeps".
         fit = dict(layout=ipywidgets.Layout(width="auto"))
         self.run_button = ipywidgets.Button(description=f"run {self.sweeps_per_step} more sweeps", **fit)
         self.random_button = ipywidgets.Button(description="restart: random", **fit)
         self.up_button = ipywidgets.Button(description="restart: all up", **fit)
         self.temperature.observe(self._set_temperature, names="value")
+        self.field.observe(self._set_field, names="value")
         self.run_button.on_click(self.run)
         self.random_button.on_click(lambda button: self.restart("random"))
         self.up_button.on_click(lambda button: self.restart("up"))
         self._start(self._initial, T, as_generator(rng))
         super().__init__([ipywidgets.HBox([self.temperature, self.run_button]),
-                          ipywidgets.HBox([self.random_button, self.up_button])])
+                          ipywidgets.HBox([self.field, self.random_button, self.up_button])])
 
     # --- the chain ---------------------------------------------------------
 
@@ -111,6 +122,11 @@ class IsingWidget(FigureWidget):
         return self._T
 
     @property
+    def h(self):
+        """The external field of the latest batch (the chapter's H), added to every spin's local field."""
+        return self._lattice.h
+
+    @property
     def state(self):
         """The current lattice, a copy of shape (L, L) with spins +-1."""
         return self._state.reshape(self.L, self.L).copy()
@@ -124,6 +140,11 @@ class IsingWidget(FigureWidget):
 
     def _set_temperature(self, change):
         self._T = float(change["new"])
+        self._advance()
+        self._refresh()
+
+    def _set_field(self, change):
+        self._lattice = SquareLattice(self.L, J=self.J, h=float(change["new"]))
         self._advance()
         self._refresh()
 
@@ -142,7 +163,8 @@ class IsingWidget(FigureWidget):
 
     def _describe(self):
         return (f"IsingWidget: {self.L} x {self.L} periodic lattice, J = {self.J:g}, T = {self._T:.2f}, "
-                f"{self.sweeps_per_step} heat-bath sweeps per step; run the notebook live to move T")
+                f"H = {self.h:.2f}, {self.sweeps_per_step} heat-bath sweeps per step; run the notebook live "
+                "to move T and H")
 
     def _layout(self, fig, animated):
         """Axes, exact curves and labels (static), and the artists that change (returned)."""
@@ -154,7 +176,8 @@ class IsingWidget(FigureWidget):
         _draw_lattice(ax_lattice, self.state, "")
         _reference_curves(ax_m, ax_e, self.L, self.J, self._T_grid)
         ax_m.set_ylim(-0.03, 1.05)
-        ax_e.set_ylim(-2.05 * self.J, 0.02)
+        # A field lowers e by up to |H| per spin: room for the whole slider, so the axis never jumps.
+        ax_e.set_ylim(-(2.05 + H_MAX) * self.J, 0.02)
         ax_m.tick_params(labelbottom=False)
         ax_e.set_xlabel("temperature T", fontsize=FONT_SIZE)
         ax_m.set_ylabel("|m| per spin", fontsize=FONT_SIZE)
@@ -163,6 +186,8 @@ class IsingWidget(FigureWidget):
         ax_e.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="lower right")
         ax_m.text(0.01, 0.04, "grey: earlier steps, orange: now", color=NEUTRAL_TEXT, fontsize=FONT_SIZE - 2,
                   transform=ax_m.transAxes)
+        ax_e.text(0.01, 0.9, "exact curves: H = 0", color=NEUTRAL_TEXT, fontsize=FONT_SIZE - 2,
+                  transform=ax_e.transAxes, va="top")
         dynamic = {
             "lattice": ax_lattice.images[0],
             "title": ax_lattice.title,
@@ -184,7 +209,7 @@ class IsingWidget(FigureWidget):
         start = "random" if self._start_kind == "random" else "all up"
         dynamic["lattice"].set_data(self.state == 1)
         dynamic["title"].set_text(f"T = {T:.2f} (T/T_c = {T / critical_temperature(self.J):.2f}), "
-                                  f"{self._total_sweeps} sweeps from {start}\n"
+                                  f"H = {self.h:.2f}, {self._total_sweeps} sweeps from {start}\n"
                                   f"last {self.sweeps_per_step} sweeps: e = {e:.3f}, |m| = {m:.3f}")
         dynamic["past_m"].set_data(past[:, 0], past[:, 2])
         dynamic["past_e"].set_data(past[:, 0], past[:, 1])
@@ -214,16 +239,20 @@ class IsingWidget(FigureWidget):
         return buffer.getvalue()
 
 
-def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0):
-    """A running square-lattice Ising model with a temperature slider.
+def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0, h=0.0):
+    """A running square-lattice Ising model with sliders for the temperature and the field.
 
     Left: the ``L x L`` periodic lattice (dark +1, white -1). Right: the
     mean ``|m|`` and energy per spin of each batch of ``sweeps`` heat-bath
     sweeps (checkerboard), as points next to Yang's and Onsager's curves
     for the infinite lattice and Kaufman's exact energy for this ``L``.
     Moving ``T`` continues the chain from where it is, like a slowly
-    heated or cooled magnet; the buttons run more sweeps or restart from a
-    random or an all-up lattice. Explained in the chapter "The Ising model".
+    heated or cooled magnet; moving the field ``H`` adds ``-H sum_i s_i``
+    to the energy (the ``h`` of :class:`~bmlib.SquareLattice`), so the
+    recorded ``e`` includes it, while the exact curves stay those of
+    ``H = 0``. The buttons run more sweeps or restart from a random or an
+    all-up lattice (keeping ``T`` and ``H``). Explained in the chapter
+    "The Ising model".
 
     Parameters
     ----------
@@ -239,6 +268,9 @@ def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0):
         Starting lattice.
     rng : None, int or numpy.random.Generator
         Seed of the chain (default 0, so the first picture is always the same).
+    h : float
+        Starting external field (the chapter's ``H``), between ``-0.5 J``
+        and ``0.5 J``.
 
     Returns
     -------
@@ -248,9 +280,10 @@ def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0):
     --------
     >>> w = bm.ising_widget(L=16, T=3.0, sweeps=10)
     >>> w.temperature.value = 1.5
-    >>> w.history.shape, w.state.shape
-    ((2, 3), (16, 16))
+    >>> w.field.value = 0.25
+    >>> w.history.shape, w.state.shape, w.h
+    ((3, 3), (16, 16), 0.25)
     >>> w.figure_png()[:4]
     b'\\x89PNG'
     """
-    return IsingWidget(L, T, J, sweeps, initial, rng)
+    return IsingWidget(L, T, J, sweeps, initial, rng, h)
