@@ -60,6 +60,7 @@ from .exercises import (
     check_log_mean_exp,
     check_mean_field_bound,
     check_mean_field_sweep,
+    check_susceptibility,
     check_synchronous_step,
 )
 from .free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
@@ -174,6 +175,7 @@ _LAZY_SUBMODULES = {
         "plot_pixel_images",
         "plot_sampled_distribution",
         "plot_self_consistency",
+        "plot_susceptibility_scaling",
         "plot_training_history",
         "state_labels",
     ),
@@ -269,6 +271,7 @@ __all__ = [
     "check_log_mean_exp",
     "check_mean_field_bound",
     "check_mean_field_sweep",
+    "check_susceptibility",
     "check_synchronous_step",
     "clamped_log_partition",
     "clamped_moments",
@@ -350,6 +353,7 @@ __all__ = [
     "plot_pixel_images",
     "plot_sampled_distribution",
     "plot_self_consistency",
+    "plot_susceptibility_scaling",
     "plot_training_history",
     "rbm_log_partition",
     "sample",

@@ -356,3 +356,77 @@ def test_binder_checker_names_the_mistake(draft, words, capsys):
     capsys.readouterr()
     assert bm.check_binder_cumulant(draft) is False
     assert words in " ".join(capsys.readouterr().out.split())
+
+
+# --- finite-size scaling of the susceptibility ------------------------------
+
+def _scans(T, sides=(4, 8)):
+    return {L: bm.temperature_scan(bm.SquareLattice(L), None, T, n_samples=200, n_chains=2, rng=L) for L in sides}
+
+
+def test_susceptibility_scaling_draws_the_peaks_and_a_line_of_the_given_slope():
+    T = np.array([2.0, 2.3, 2.6, 3.0])
+    scans = _scans(T)
+    fig = bm.plot_susceptibility_scaling(T, scans, exponent=1.75)
+    ax_T, ax_L = fig.axes
+    (line,) = [ln for ln in ax_L.get_lines() if ln.get_label().startswith("$\\propto")]
+    points = [c for c in ax_L.containers]
+    peaks = [np.max(scans[L]["susceptibility"].value) for L in (4, 8)]
+    np.testing.assert_allclose([c.lines[0].get_ydata()[0] for c in points], peaks)
+    x, y = (np.asarray(v, dtype=float) for v in line.get_data())
+    assert x.size == 50
+    np.testing.assert_allclose(np.diff(np.log(y)) / np.diff(np.log(x)), 1.75)
+    # Through the middle of the points: the geometric mean of peak / L^1.75 is the line's amplitude.
+    amplitude = y[0] / x[0] ** 1.75
+    assert amplitude == pytest.approx(np.exp(np.mean(np.log(np.array(peaks) / np.array([4, 8]) ** 1.75))))
+    assert len(ax_T.containers) == 2
+    plt.close(fig)
+
+
+def test_peak_ties_go_to_the_lowest_temperature():
+    from bmlib.plotting.ising import _peak
+
+    T = np.array([2.0, 2.5, 3.0])
+    estimate = bm.sampling.Estimate(np.array([1.0, 3.0, 3.0]), np.array([0.1, 0.2, 0.3]), np.ones(3))
+    assert _peak(T, estimate) == (2.5, 3.0, 0.2)
+
+
+def test_susceptibility_scaling_checks_its_arguments():
+    T = np.array([2.0, 3.0])
+    scans = _scans(T)
+    with pytest.raises(ValueError, match="at least two lattice sizes"):
+        bm.plot_susceptibility_scaling(T, {4: scans[4]})
+    with pytest.raises(ValueError, match=r"scans\[4\] must be a temperature_scan at the 3 temperatures"):
+        bm.plot_susceptibility_scaling([2.0, 2.5, 3.0], scans)
+    with pytest.raises(ValueError, match="exponent"):
+        bm.plot_susceptibility_scaling(T, scans, exponent=-1.0)
+    with pytest.raises(TypeError, match="non-empty dict"):
+        bm.plot_susceptibility_scaling(T, [scans[4], scans[8]])
+
+
+def test_susceptibility_checker_agrees_with_thermal_averages():
+    from bmlib.exercises.ising import _susceptibility_value
+
+    run = bm.sample(bm.SquareLattice(6), T=2.3, n_samples=300, n_chains=4, rng=2)
+    m = run.samples.mean(axis=2)
+    got = bm.thermal_averages(run)["susceptibility"].value
+    assert got == pytest.approx(_susceptibility_value(m, 36, 2.3), rel=1e-12)
+
+
+@pytest.mark.parametrize("draft, words", [
+    (lambda m, n, T: n * np.var(m) / T, "You subtracted <m>^2"),
+    (lambda m, n, T: np.var(np.abs(m)) / T, "factor n is missing"),
+    (lambda m, n, T: n * n * np.var(np.abs(m)) / T, "one n, not two"),
+    (lambda m, n, T: n * np.var(np.abs(m)), "The 1 / T is missing"),
+    (lambda m, n, T: n * np.var(np.abs(m)) / T**2, "You divided by T^2"),
+    (lambda m, n, T: n * np.std(np.abs(m)) / T, "standard deviation"),
+    (lambda m, n, T: n * np.mean(np.var(np.abs(m), axis=0)) / T, "variance within each chain"),
+    (lambda m, n, T: 1.0, "fits no typical mistake"),
+])
+def test_susceptibility_checker_names_the_mistake(draft, words, capsys):
+    assert bm.check_susceptibility(lambda m, n, T: n * (np.mean(m**2) - np.mean(np.abs(m)) ** 2) / T) is True
+    # The same quantity written as the variance of |m| passes too.
+    assert bm.check_susceptibility(lambda m, n, T: n * np.var(np.abs(m)) / T) is True
+    capsys.readouterr()
+    assert bm.check_susceptibility(draft) is False
+    assert words in " ".join(capsys.readouterr().out.split())

@@ -1,4 +1,4 @@
-"""Self-check for the chapter "The Ising model": the energy of a lattice configuration."""
+"""Self-checks for the chapter "The Ising model": the energy of a lattice, the Binder cumulant, the susceptibility."""
 from __future__ import annotations
 
 import numpy as np
@@ -232,4 +232,94 @@ def check_binder_cumulant(func):
                   "over all samples of all chains.")
         return False
     print(f"All {len(cases)} series give the right cumulant (ordered, disordered, in between). Well done.")
+    return True
+
+
+# --- the susceptibility (chapter "The Ising model") -----------------------------------------------
+
+def _susceptibility_cases():
+    """(m, n_units, T): magnetization series of shape (n_samples, n_chains), ordered with chains on both
+    sides, disordered, in between."""
+    rng = np.random.default_rng(_SEED + 12)
+    sides = np.array([1.0, -1.0, 1.0, -1.0])  # two chains ordered up, two down
+    ordered = sides * (0.8 + 0.05 * rng.normal(size=(400, 4)))
+    disordered = 0.1 * rng.normal(size=(400, 4))
+    between = rng.choice([-1.0, 1.0], size=(400, 4)) * np.abs(0.4 + 0.3 * rng.normal(size=(400, 4)))
+    return [(ordered, 64, 1.5), (disordered, 256, 3.5), (between, 100, 2.3)]
+
+
+def _susceptibility_value(m, n, T):
+    return n * (np.mean(m**2) - np.mean(np.abs(m)) ** 2) / T
+
+
+_SUSCEPTIBILITY_MISTAKES = [
+    (lambda m, n, T: n * np.var(m) / T,
+     "You subtracted <m>^2: on a finite lattice <m> is 0 by symmetry, and chains on both sides make "
+     "n Var(m) / T the size of n <m^2> / T. The book's chi subtracts <|m|>^2."),
+    (lambda m, n, T: (np.mean(m**2) - np.mean(np.abs(m)) ** 2) / T,
+     "The factor n is missing: chi per spin is n (<m^2> - <|m|>^2) / T, since m = M / n averages away "
+     "the fluctuations of the total M."),
+    (lambda m, n, T: n**2 * (np.mean(m**2) - np.mean(np.abs(m)) ** 2) / T,
+     "That is n times too large: with the total M = n m, chi per spin is Var(|M|) / (n T), one n, not two."),
+    (lambda m, n, T: n * (np.mean(m**2) - np.mean(np.abs(m)) ** 2),
+     "The 1 / T is missing: chi = n (<m^2> - <|m|>^2) / T, a fluctuation divided by the temperature."),
+    (lambda m, n, T: n * (np.mean(m**2) - np.mean(np.abs(m)) ** 2) / T**2,
+     "You divided by T^2, as for the specific heat: chi has 1 / T."),
+    (lambda m, n, T: n * np.std(np.abs(m)) / T,
+     "You used the standard deviation of |m|: chi takes its variance, <m^2> - <|m|>^2."),
+    (lambda m, n, T: n * np.mean(np.var(np.abs(m), axis=0)) / T,
+     "You took the variance within each chain and averaged those: the book's chi (and bm.thermal_averages) "
+     "averages m^2 and |m| over all samples of all chains at once."),
+]
+
+
+@fits_column
+def check_susceptibility(func):
+    """Check ``func(m, n_units, T) -> chi``, the susceptibility per spin from magnetization samples.
+
+    The book's definition: ``chi = n_units (<m^2> - <|m|>^2) / T``, the
+    averages over all samples of all chains (what
+    :func:`~bmlib.thermal_averages` reports as ``"susceptibility"``).
+
+    Parameters
+    ----------
+    func : callable
+        ``func(m, n_units, T)`` with ``m`` of shape (n_samples, n_chains)
+        (magnetization per spin), the number of spins and the temperature;
+        returning one number.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bm.check_susceptibility(lambda m, n, T: n * (np.mean(m**2) - np.mean(abs(m)) ** 2) / T)
+    All 3 series give the right susceptibility (ordered, disordered, in between).
+      Well done.
+    True
+    """
+    cases = _susceptibility_cases()
+    for k, (m, n, T) in enumerate(cases):
+        try:
+            got = float(_real(func(m.copy(), n, T)))
+        except Exception as exc:  # the reader's bug, reported in words
+            print(f"Input {k}: your function raised or returned something else than a number "
+                  f"({type(exc).__name__}: {exc})")
+            return False
+        expected = _susceptibility_value(m, n, T)
+        if abs(got - expected) <= 1e-9 * max(1.0, abs(expected)):
+            continue
+        print(f"Input {k} ({len(m)} samples x {m.shape[1]} chains, n_units = {n}, T = {T:g}): "
+              f"expected chi = {expected:.4f}, your function gave {got:.4f}")
+        for mistake, text in _SUSCEPTIBILITY_MISTAKES:
+            if abs(got - mistake(m, n, T)) <= 1e-9 * max(1.0, abs(got)):
+                print(text)
+                break
+        else:
+            print("The result fits no typical mistake. chi = n_units (<m^2> - <|m|>^2) / T, the averages "
+                  "over all samples of all chains.")
+        return False
+    print(f"All {len(cases)} series give the right susceptibility (ordered, disordered, in between). Well done.")
     return True

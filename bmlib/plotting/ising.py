@@ -1,4 +1,4 @@
-"""Figures of the chapter "The Ising model": lattices, coupling matrices, the phase transition."""
+"""Figures of the chapter "The Ising model": lattices, coupling matrices, the phase transition, finite-size scaling."""
 from __future__ import annotations
 
 import numpy as np
@@ -44,6 +44,8 @@ _COUPLING_CMAP = LinearSegmentedColormap.from_list("bm_couplings", [NEGATIVE, "#
 
 #: The lattice used for the "large lattice" reference curve of the specific heat.
 _LARGE_L = 512
+#: One colour per lattice size in the finite-size scaling figures, smallest lattice first.
+_SIZE_COLOURS = (NEUTRAL_TEXT, HIGHLIGHT, UNIT_ON, POSITIVE, NEGATIVE)
 
 
 def _lattice_grids(states, shape):
@@ -339,15 +341,11 @@ def plot_binder_crossing(temperatures, scans):
     >>> plt.close(fig)
     """
     T = check_temperatures(temperatures)
-    if not isinstance(scans, dict) or not scans:
-        raise TypeError("scans must be a non-empty dict {L: bm.temperature_scan(...)}")
+    scans = _size_scans(T, scans, "binder")
     fig = _new_figure((5.6, 3.2))
     ax = fig.add_subplot()
-    colours = (NEUTRAL_TEXT, HIGHLIGHT, UNIT_ON, POSITIVE, NEGATIVE)
-    for k, (L, scan) in enumerate(sorted(scans.items())):
-        if not isinstance(scan, dict) or "binder" not in scan or np.shape(scan["binder"].value) != T.shape:
-            raise ValueError(f"scans[{L}] must be a temperature_scan at the {T.size} temperatures given")
-        ax.errorbar(T, scan["binder"].value, yerr=scan["binder"].error, color=colours[k % len(colours)],
+    for k, (L, scan) in enumerate(scans):
+        ax.errorbar(T, scan["binder"].value, yerr=scan["binder"].error, color=_SIZE_COLOURS[k % len(_SIZE_COLOURS)],
                     marker="o", ms=4, lw=1.5, capsize=2, label=f"L = {L}")
     Tc = critical_temperature()
     ax.axvline(Tc, color=NEUTRAL, lw=1, ls=":")
@@ -356,4 +354,106 @@ def plot_binder_crossing(temperatures, scans):
     ax.set_ylabel("Binder cumulant U", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE, frameon=False)
     _tidy(ax)
+    return fig
+
+
+def _size_scans(T, scans, name):
+    """``scans`` ({L: temperature_scan}) as a list of (L, scan) by increasing L, each holding ``name`` at T."""
+    if not isinstance(scans, dict) or not scans:
+        raise TypeError("scans must be a non-empty dict {L: bm.temperature_scan(...)}")
+    for L, scan in scans.items():
+        if not isinstance(scan, dict) or name not in scan or np.shape(scan[name].value) != T.shape:
+            raise ValueError(f"scans[{L}] must be a temperature_scan at the {T.size} temperatures given")
+    return sorted(scans.items())
+
+
+def _peak(T, estimate):
+    """Temperature, value and error at the largest value (the lowest such T on a tie)."""
+    k = int(np.argmax(estimate.value))  # argmax takes the first of equal values
+    return T[k], estimate.value[k], estimate.error[k]
+
+
+def _log_ticks(ax):
+    """Plain-number ticks at 1, 2, 5 times powers of ten on a logarithmic y axis (its limits kept)."""
+    lo, hi = ax.get_ylim()
+    decades = 10.0 ** np.arange(np.floor(np.log10(lo)), np.ceil(np.log10(hi)) + 1)
+    ticks = [t for t in np.outer(decades, [1, 2, 5]).ravel() if lo <= t <= hi]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.minorticks_off()
+    ax.set_ylim(lo, hi)
+
+
+def plot_susceptibility_scaling(temperatures, scans, exponent=1.75):
+    """The susceptibility of several lattice sizes, and how its peak grows with the size.
+
+    Left: ``chi = N (<m^2> - <|m|>^2) / T`` per spin against the temperature,
+    one curve per lattice side ``L`` (logarithmic axis). Right: the largest
+    ``chi`` of each curve against ``L`` on logarithmic axes, beside a line
+    proportional to ``L**exponent`` through the middle of the points
+    (``gamma / nu = 7/4`` for the two-dimensional Ising model). The peak is
+    the largest value on the temperature grid given, so a coarse grid
+    under-estimates it. Explained in the chapter "The Ising model".
+
+    Parameters
+    ----------
+    temperatures : array_like of shape (k,)
+        The temperatures of the scans.
+    scans : dict of int to dict
+        Lattice side ``L`` to the result of :func:`~bmlib.temperature_scan` at
+        ``temperatures`` (it holds ``"susceptibility"``); at least two sizes.
+    exponent : float
+        Slope of the reference line on the right, > 0.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With two axes: ``chi`` against ``T``, and the peaks against ``L``.
+
+    Examples
+    --------
+    >>> import bmlib as bm, numpy as np, matplotlib.pyplot as plt
+    >>> T = np.array([2.2, 2.5])
+    >>> scans = {L: bm.temperature_scan(bm.SquareLattice(L), None, T, n_samples=50, rng=0) for L in (4, 8)}
+    >>> fig = bm.plot_susceptibility_scaling(T, scans)
+    >>> fig.axes[1].get_legend_handles_labels()[1][1:]  # after the line's label
+    ['L = 4', 'L = 8']
+    >>> plt.close(fig)
+    """
+    T = check_temperatures(temperatures)
+    scans = _size_scans(T, scans, "susceptibility")
+    if len(scans) < 2:
+        raise ValueError(f"scans must hold at least two lattice sizes for a scaling plot; got {len(scans)}")
+    exponent = check_real(exponent, "exponent", positive=True)
+    fig = _new_figure((6.8, 3.0))
+    ax_T, ax_L = fig.subplots(1, 2, gridspec_kw=dict(width_ratios=[1.3, 1.0]))
+    sides, peaks = [], []
+    for k, (L, scan) in enumerate(scans):
+        chi = scan["susceptibility"]
+        colour = _SIZE_COLOURS[k % len(_SIZE_COLOURS)]
+        ax_T.errorbar(T, chi.value, yerr=chi.error, color=colour, marker="o", ms=4, lw=1.5, capsize=2)
+        _, value, error = _peak(T, chi)
+        ax_L.errorbar([L], [value], yerr=[error], color=colour, marker="o", ms=6, capsize=2, ls="none",
+                      label=f"L = {L}")
+        sides.append(L)
+        peaks.append(value)
+    Tc = critical_temperature()
+    ax_T.axvline(Tc, color=NEUTRAL, lw=1, ls=":")
+    ax_T.text(Tc, 0.02, " T_c", color=NEUTRAL_TEXT, fontsize=FONT_SIZE, transform=ax_T.get_xaxis_transform())
+    ax_T.set_xlabel("temperature T", fontsize=FONT_SIZE)
+    ax_T.set_ylabel("susceptibility per spin", fontsize=FONT_SIZE)
+    sides, peaks = np.array(sides, dtype=float), np.array(peaks)
+    # The reference line: amplitude from the geometric means, so it passes through the middle of the points.
+    amplitude = np.exp(np.mean(np.log(peaks) - exponent * np.log(sides)))
+    L_line = np.geomspace(sides.min() / 1.25, sides.max() * 1.25, 50)
+    ax_L.plot(L_line, amplitude * L_line**exponent, color=NEUTRAL, ls="--", lw=1.2,
+              label=f"$\\propto L^{{{exponent:g}}}$")
+    ax_L.set_xscale("log")
+    ax_L.set_xticks(sides, [f"{L:g}" for L in sides])
+    ax_L.set_xlabel("lattice side L", fontsize=FONT_SIZE)
+    ax_L.set_ylabel("largest susceptibility", fontsize=FONT_SIZE)
+    ax_L.legend(fontsize=FONT_SIZE, frameon=False, loc="lower right")
+    for ax in (ax_T, ax_L):
+        ax.set_yscale("log")
+        _log_ticks(ax)
+        _tidy(ax)
     return fig
