@@ -205,6 +205,8 @@ def test_field_slider_continues_the_chain_and_the_lattice_follows_the_field():
     # A restart keeps T and H; the first picture of a new chain shows H in its title.
     widget.up_button.click()
     assert widget.h == 0.5 and widget.T == 3.0 and "H = 0.50" in widget._describe()
+    widget.field.value = -0.0
+    assert "H = 0.00" in widget._describe() and bm.ising_widget(h=-0.0).h == 0.0
 
 
 def _hysteresis(T):

@@ -58,7 +58,7 @@ class IsingWidget(FigureWidget):
         if not lo <= T <= hi:
             raise ValueError(f"T must be between {lo:g} and {hi:g} (the slider's range, {T_RANGE[0]:g} J to "
                              f"{T_RANGE[1]:g} J with J = {self.J:g}); got {T!r}")
-        h = check_real(h, "h")
+        h = check_real(h, "h") + 0.0  # + 0.0 turns -0.0 into 0.0, so the title never reads "H = -0.00"
         if not abs(h) <= H_MAX * self.J:
             raise ValueError(f"h must be between {-H_MAX * self.J:g} and {H_MAX * self.J:g} (the field slider's "
                              f"range, +-{H_MAX:g} J with J = {self.J:g}); got {h!r}")
@@ -144,7 +144,7 @@ class IsingWidget(FigureWidget):
         self._refresh()
 
     def _set_field(self, change):
-        self._lattice = SquareLattice(self.L, J=self.J, h=float(change["new"]))
+        self._lattice = SquareLattice(self.L, J=self.J, h=float(change["new"]) + 0.0)
         self._advance()
         self._refresh()
 
