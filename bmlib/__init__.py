@@ -112,6 +112,7 @@ from .rbm_ais import base_visible_biases, log_z_rbm_ais
 from .rbm_exact import rbm_log_partition
 from .sampling import (
     ChiSquareResult,
+    CriticalSlowing,
     DenseCouplings,
     SampleResult,
     SquareLattice,
@@ -122,6 +123,7 @@ from .sampling import (
     blocking_error,
     chi_square_test,
     convergence_curves,
+    critical_slowing_down,
     estimate,
     greedy_colouring,
     heat_bath,
@@ -133,6 +135,8 @@ from .sampling import (
     thermal_averages,
     total_variation,
     transition_matrix,
+    wolff_sample,
+    wolff_sweeps,
 )
 from .states import (
     MAX_TABLE_UNITS,
@@ -155,6 +159,7 @@ _LAZY_SUBMODULES = {
         "plot_convergence",
         "plot_binder_crossing",
         "plot_coupling_matrices",
+        "plot_critical_slowing",
         "plot_descent",
         "plot_encoder_codes",
         "plot_energy_landscape",
@@ -238,6 +243,7 @@ __all__ = [
     "RBMGradient",
     "SampleResult",
     "SampledStatistics",
+    "CriticalSlowing",
     "SparseMagnetization",
     "SparseMoments",
     "SamplingWidget",
@@ -256,6 +262,7 @@ __all__ = [
     "blocking_error",
     "cd_update_spread",
     "chi_square_test",
+    "critical_slowing_down",
     "boltzmann_distribution",
     "chain_couplings",
     "chain_log_partition",
@@ -333,6 +340,7 @@ __all__ = [
     "plot_convergence",
     "plot_binder_crossing",
     "plot_coupling_matrices",
+    "plot_critical_slowing",
     "plot_descent",
     "plot_encoder_codes",
     "plot_energy_landscape",
@@ -381,6 +389,8 @@ __all__ = [
     "transition_matrix",
     "update_jacobian",
     "variational_free_energy",
+    "wolff_sample",
+    "wolff_sweeps",
     "yang_magnetization",
 ]
 

@@ -35,6 +35,16 @@ def visible_machine():
 
 
 @functools.cache
+def wolff_run():
+    return bm.wolff_sample(bm.SquareLattice(4), T=2.0, n_samples=5, rng=0)
+
+
+@functools.cache
+def slowing_run():
+    return bm.critical_slowing_down((4, 6), n_sweeps=100, n_updates=100, n_chains=2, rng=0)
+
+
+@functools.cache
 def rbm():
     return bm.RBM(3, 2, units="bits", rng=0)
 
@@ -157,6 +167,12 @@ def cases():
         ("log_partition", bm.log_partition, dict(W=W3, b=B3, T=1.0, units="spins")),
         ("parallel_tempering", bm.parallel_tempering,
          dict(W=W3, b=B3, temperatures=[0.5, 1.0], units="spins", n_samples=5, burn_in=2, initial=S3, rng=0)),
+        ("wolff_sample", bm.wolff_sample,
+         dict(lattice=bm.SquareLattice(4), T=2.0, n_samples=3, n_chains=2, burn_in=1, thin=1, initial=None, rng=0)),
+        ("wolff_sweeps", bm.wolff_sweeps, dict(result=wolff_run())),
+        ("critical_slowing_down", bm.critical_slowing_down,
+         dict(sides=[4, 6], T=2.5, n_sweeps=100, n_updates=100, n_chains=1, rng=0)),
+        ("plot_critical_slowing", bm.plot_critical_slowing, dict(result=slowing_run(), exponent=2.0)),
         ("exact_free_energy", bm.exact_free_energy, dict(W=W3, b=B3, T=1.0, units="spins")),
         ("variational_free_energy", bm.variational_free_energy,
          dict(q=np.full(8, 0.125), W=W3, b=B3, T=1.0, units="spins")),
@@ -396,6 +412,7 @@ NOT_FUZZED = {
     "SparseMagnetization": "result record (made by sparse_magnetization, fuzzed)",
     "HeldOutCurve": "result record (made by held_out_curves, fuzzed)",
     "TemperingResult": "result record (made by parallel_tempering, fuzzed)",
+    "CriticalSlowing": "result record (made by critical_slowing_down, fuzzed)",
     "FreeEnergy": "result record (made by exact_free_energy, fuzzed)",
     "RecallCurve": "result record (made by hebbian_recall, fuzzed)",
     "SynchronousPath": "result record (made by synchronous_updates, fuzzed)",

@@ -60,8 +60,9 @@ KNOWN = {}
 
 #: Result fields documented to hold NaN when they do not apply (a deterministic method's
 #: standard error, the Plefka ratio of a clamped mean-field solution, the autocorrelation
-#: time of a chain that never moved, e.g. frozen by couplings 1e6 times the temperature).
-NOT_APPLICABLE = {"error", "plefka_ratio", "tau"}
+#: time of a chain that never moved, e.g. frozen by couplings 1e6 times the temperature, and
+#: so the times of critical_slowing_down's record at such a temperature).
+NOT_APPLICABLE = {"error", "plefka_ratio", "tau", "heat_bath", "wolff"}
 
 
 class _Bad:

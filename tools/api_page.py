@@ -30,7 +30,7 @@ SECTIONS = [
       "bmlib.sampling.tempering",
       "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling"]),
     ("The Ising model", "ising",
-     ["bmlib.lattices", "bmlib.ising_exact", "bmlib.kaufman", "bmlib.sampling.observables",
+     ["bmlib.lattices", "bmlib.ising_exact", "bmlib.kaufman", "bmlib.sampling.observables", "bmlib.sampling.clusters",
       "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
     ("Learning", "learning_rule",
      ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.statistics",

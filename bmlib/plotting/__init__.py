@@ -28,6 +28,7 @@ from .hidden import plot_encoder_codes, plot_estimated_statistics, plot_hidden_m
 from .ising import (
     plot_binder_crossing,
     plot_coupling_matrices,
+    plot_critical_slowing,
     plot_lattices,
     plot_phase_transition,
     plot_susceptibility_scaling,

@@ -457,3 +457,57 @@ def plot_susceptibility_scaling(temperatures, scans, exponent=1.75):
         _log_ticks(ax)
         _tidy(ax)
     return fig
+
+
+def plot_critical_slowing(result, exponent=2.17):
+    """Autocorrelation time against lattice side at T_c: single-spin sweeps against Wolff's clusters.
+
+    Both axes logarithmic. The heat-bath times grow like ``L**z`` with the
+    dynamic exponent ``z ~ 2.17`` of single-spin dynamics (Nightingale and
+    Blöte 1996); a dashed line with that slope passes through the middle of
+    them. Wolff's times, in the same unit of sweeps, hardly grow. Explained
+    in the chapter "The Ising model".
+
+    Parameters
+    ----------
+    result : CriticalSlowing
+        From :func:`~bmlib.critical_slowing_down`.
+    exponent : float
+        Slope of the reference line, > 0.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> run = bm.critical_slowing_down((4, 8), n_sweeps=400, n_updates=200, n_chains=4, rng=0)
+    >>> fig = bm.plot_critical_slowing(run)
+    >>> fig.axes[0].get_legend_handles_labels()[1][:2]
+    ['heat bath (one spin at a time)', 'Wolff (clusters)']
+    >>> plt.close(fig)
+    """
+    from ..sampling.clusters import CriticalSlowing  # noqa: PLC0415 (kept out of the import of bmlib)
+
+    check_instance(result, "result", CriticalSlowing, "the result of bm.critical_slowing_down")
+    exponent = check_real(exponent, "exponent", positive=True)
+    L = result.sides.astype(float)
+    fig = _new_figure((5.6, 3.3))
+    ax = fig.add_subplot()
+    ax.plot(L, result.heat_bath, color=NEGATIVE, marker="o", lw=1.5, label="heat bath (one spin at a time)")
+    ax.plot(L, result.wolff, color=POSITIVE, marker="s", lw=1.5, label="Wolff (clusters)")
+    # Through the geometric mean of the heat-bath points, so the eye compares slopes, not heights.
+    amplitude = np.exp(np.mean(np.log(result.heat_bath) - exponent * np.log(L)))
+    L_line = np.geomspace(L.min() / 1.2, L.max() * 1.2, 20)
+    ax.plot(L_line, amplitude * L_line**exponent, color=NEUTRAL, ls="--", lw=1.2, label=f"$\\propto L^{{{exponent:g}}}$")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(L, [f"{side:g}" for side in L])
+    ax.minorticks_off()
+    ax.set_xlabel("lattice side L", fontsize=FONT_SIZE)
+    ax.set_ylabel("autocorrelation time of |m| (sweeps)", fontsize=FONT_SIZE)
+    ax.set_title(f"at T = {result.temperature:.3f}", fontsize=FONT_SIZE)
+    ax.legend(fontsize=FONT_SIZE, frameon=False, loc="upper left")
+    _tidy(ax)
+    return fig

@@ -10,6 +10,7 @@ couplings       coupling operators: local fields and energies of a model
 chains          the runner: many chains, burn-in, thinning, clamping, annealing
 diagnostics     autocorrelation time, blocking error bars
 observables     energy, magnetization, susceptibility, specific heat
+clusters        Wolff's cluster update of the square lattice, critical slowing down
 transition      the exact transition matrix of a tiny network, distances between
                 distributions, convergence curves
 ==============  ================================================================
@@ -17,6 +18,7 @@ transition      the exact transition matrix of a tiny network, distances between
 The public names are re-exported flat from :mod:`bmlib`.
 """
 from .chains import SampleResult, anneal, sample
+from .clusters import CriticalSlowing, critical_slowing_down, wolff_sample, wolff_sweeps
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
 from .diagnostics import Estimate, autocorrelation, autocorrelation_time, blocking_error, estimate
 from .goodness import ChiSquareResult, chi_square_test
@@ -28,6 +30,7 @@ from .transition import convergence_curves, state_frequencies, total_variation, 
 
 __all__ = [
     "ChiSquareResult",
+    "CriticalSlowing",
     "CouplingOperator",
     "DenseCouplings",
     "Estimate",
@@ -38,6 +41,7 @@ __all__ = [
     "autocorrelation",
     "autocorrelation_time",
     "blocking_error",
+    "critical_slowing_down",
     "chi_square_test",
     "convergence_curves",
     "estimate",
@@ -51,4 +55,6 @@ __all__ = [
     "thermal_averages",
     "total_variation",
     "transition_matrix",
+    "wolff_sample",
+    "wolff_sweeps",
 ]
