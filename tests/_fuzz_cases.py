@@ -35,6 +35,12 @@ def visible_machine():
 
 
 @functools.cache
+def learning_curves():
+    data = bm.bars_and_stripes(2, units="bits")
+    return bm.rbm_learning_curves(data, data, [2], epochs=2, every=1, batch_size=2, rng=0)
+
+
+@functools.cache
 def wolff_run():
     return bm.wolff_sample(bm.SquareLattice(4), T=2.0, n_samples=5, rng=0)
 
@@ -173,6 +179,27 @@ def cases():
         ("critical_slowing_down", bm.critical_slowing_down,
          dict(sides=[4, 6], T=2.5, n_sweeps=100, n_updates=100, n_chains=1, rng=0)),
         ("plot_critical_slowing", bm.plot_critical_slowing, dict(result=slowing_run(), exponent=2.0)),
+        ("rbm_parallel_tempering", bm.rbm_parallel_tempering,
+         dict(rbm=rbm(), temperatures=[1.0, 2.0], n_samples=3, burn_in=1, initial=[0.0, 1.0, 1.0], rng=0)),
+        ("inpaint", bm.inpaint,
+         dict(rbm=rbm(), images=[[0.0, 1.0, 1.0]], missing=[1], steps=3, burn_in=1, n_chains=2, rng=0)),
+        ("nearest_centroid_labels", bm.nearest_centroid_labels,
+         dict(train_features=[[0.0, 1.0], [2.0, 1.0]], train_labels=np.array([0, 1]), features=[[0.5, 0.0]])),
+        ("nearest_centroid_accuracy", bm.nearest_centroid_accuracy,
+         dict(train_features=[[0.0, 1.0], [2.0, 1.0]], train_labels=np.array([0, 1]), test_features=[[0.5, 0.0]],
+              test_labels=np.array([0]))),
+        ("rbm_learning_curves", bm.rbm_learning_curves,
+         dict(train_data=bm.bars_and_stripes(2, units="bits"), held_out_data=bm.bars_and_stripes(2, units="bits"),
+              hidden_sizes=[2], epochs=2, every=1, learning_rate=0.1, batch_size=2, n_chains=3, units="bits",
+              rng=0)),
+        ("plot_rbm_learning_curves", bm.plot_rbm_learning_curves, dict(curves=learning_curves())),
+        ("plot_filters", bm.plot_filters, dict(rbm=rbm(), shape=(1, 3), n_columns=2)),
+        ("plot_inpainting", bm.plot_inpainting,
+         dict(images=[[0.0, 1.0, 1.0]], probabilities=[[0.0, 0.5, 1.0]], missing=[1], shape=(1, 3),
+              titles=("a", "b", "c"))),
+        ("digits_widget", bm.digits_widget, dict(n_hidden=4, epoch=1, steps=1, epochs=1, every=1, rng=0)),
+        ("check_rbm_free_energy", bm.check_rbm_free_energy, dict(func=lambda v, W, a, c: -v @ a)),
+        ("check_nearest_centroid", bm.check_nearest_centroid, dict(func=bm.nearest_centroid_labels)),
         ("exact_free_energy", bm.exact_free_energy, dict(W=W3, b=B3, T=1.0, units="spins")),
         ("variational_free_energy", bm.variational_free_energy,
          dict(q=np.full(8, 0.125), W=W3, b=B3, T=1.0, units="spins")),
@@ -413,6 +440,7 @@ NOT_FUZZED = {
     "HeldOutCurve": "result record (made by held_out_curves, fuzzed)",
     "TemperingResult": "result record (made by parallel_tempering, fuzzed)",
     "CriticalSlowing": "result record (made by critical_slowing_down, fuzzed)",
+    "RBMLearningCurve": "result record (made by rbm_learning_curves, fuzzed)",
     "FreeEnergy": "result record (made by exact_free_energy, fuzzed)",
     "RecallCurve": "result record (made by hebbian_recall, fuzzed)",
     "SynchronousPath": "result record (made by synchronous_updates, fuzzed)",
@@ -425,6 +453,7 @@ NOT_FUZZED = {
     # Widget classes: the lower-case factories build them with the same arguments (fuzzed above);
     # FigureWidget is their abstract base (its rows come from subclasses).
     "EnergyWidget": "built by energy_widget, fuzzed",
+    "DigitsWidget": "built by digits_widget, fuzzed",
     "HiddenWidget": "built by hidden_widget, fuzzed",
     "IsingWidget": "built by ising_widget, fuzzed",
     "LearningWidget": "built by learning_widget, fuzzed",

@@ -8,6 +8,7 @@ in steps of 0.5, so every printed number is short and the same on every run.
 """
 from .energy import check_energy_function, check_is_stable, check_local_fields, check_synchronous_step
 from .hidden import check_hidden_probabilities
+from .images import check_nearest_centroid, check_rbm_free_energy
 from .ising import check_binder_cumulant, check_lattice_energy, check_susceptibility
 from .learning import check_gradient_function
 from .meanfield import check_mean_field_sweep

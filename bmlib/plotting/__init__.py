@@ -25,6 +25,7 @@ from ._style import (
 )
 from .energy import plot_descent, plot_energy_landscape, plot_hebbian_recall, plot_network
 from .hidden import plot_encoder_codes, plot_estimated_statistics, plot_hidden_mixture, plot_log_likelihood_curves
+from .images import plot_filters, plot_inpainting, plot_rbm_learning_curves
 from .ising import (
     plot_binder_crossing,
     plot_coupling_matrices,

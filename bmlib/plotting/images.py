@@ -1,0 +1,210 @@
+"""Figures of the chapter "Learning real images": learning curves, filters, inpainting."""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.patches import Rectangle
+
+from .._checks import _as_real_array, check_count, check_indices, check_instance, check_sequence
+from ..image_study import RBMLearningCurve
+from ..learning.rbm import RBM
+from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL_TEXT, POSITIVE, UNIT_OFF, UNIT_ON, _new_figure, _tidy
+
+#: Negative weights blue, none white, positive red: the book's weight colours on an image.
+_WEIGHT_CMAP = LinearSegmentedColormap.from_list("bm_weights", [NEGATIVE, "#ffffff", POSITIVE])
+#: The probability of a pixel being on: 0 white, 1 the colour of an "on" unit.
+_PROBABILITY_CMAP = LinearSegmentedColormap.from_list("bm_on", [UNIT_OFF, UNIT_ON])
+#: One colour per hidden-layer size in the learning curves.
+_SIZE_COLOURS = (NEUTRAL_TEXT, HIGHLIGHT, POSITIVE, NEGATIVE, UNIT_ON)
+
+
+def plot_rbm_learning_curves(curves):
+    """Exact log-likelihood along training, and how far the pseudo-log-likelihood overstates it.
+
+    Left: the exact mean log-likelihood of the training images (dashed) and of
+    the held-out images (solid) against the epoch, one colour per hidden
+    layer size. Right: the held-out pseudo-log-likelihood minus the exact
+    held-out log-likelihood: zero for a model of independent pixels, and
+    positive, growing with training, once the model has learned dependencies
+    that it then gets to use in every conditional. Explained in the chapter
+    "Learning real images".
+
+    Parameters
+    ----------
+    curves : dict of int to RBMLearningCurve
+        From :func:`~bmlib.rbm_learning_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With two axes.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> data = bm.bars_and_stripes(3, units="bits")
+    >>> curves = bm.rbm_learning_curves(data[:10], data[10:], [2, 4], epochs=10, every=5, batch_size=2, rng=0)
+    >>> fig = bm.plot_rbm_learning_curves(curves)
+    >>> fig.axes[0].get_legend_handles_labels()[1][:2]
+    ['2 hidden', '4 hidden']
+    >>> plt.close(fig)
+    """
+    if not isinstance(curves, dict) or not curves:
+        raise TypeError("curves must be a non-empty dict {n_hidden: RBMLearningCurve}, from bm.rbm_learning_curves")
+    for key, curve in curves.items():
+        check_instance(curve, f"curves[{key!r}]", RBMLearningCurve, "an RBMLearningCurve")
+    fig = _new_figure((6.8, 3.0))
+    ax_ll, ax_gap = fig.subplots(1, 2, gridspec_kw=dict(width_ratios=[1.25, 1.0]))
+    for k, curve in enumerate(curves.values()):
+        colour = _SIZE_COLOURS[k % len(_SIZE_COLOURS)]
+        ax_ll.plot(curve.epochs, curve.held_out, color=colour, lw=1.8, label=f"{curve.n_hidden} hidden")
+        ax_ll.plot(curve.epochs, curve.train, color=colour, lw=1.2, ls="--")
+        ax_gap.plot(curve.epochs, curve.held_out_pseudo - curve.held_out, color=colour, lw=1.8)
+    ax_ll.plot([], [], color=NEUTRAL_TEXT, lw=1.2, ls="--", label="(dashed: training)")
+    ax_ll.set_xlabel("epoch", fontsize=FONT_SIZE)
+    ax_ll.set_ylabel("mean log-likelihood (nats)", fontsize=FONT_SIZE)
+    ax_ll.legend(fontsize=FONT_SIZE, frameon=False, loc="lower right")
+    ax_gap.axhline(0, color=NEUTRAL_TEXT, lw=0.8)
+    ax_gap.set_xlabel("epoch", fontsize=FONT_SIZE)
+    ax_gap.set_ylabel("pseudo-LL minus LL, held out", fontsize=FONT_SIZE)
+    for ax in (ax_ll, ax_gap):
+        _tidy(ax)
+    return fig
+
+
+def plot_filters(rbm, shape=(8, 8), n_columns=8):
+    """The weights of each hidden unit drawn as an image: what the unit looks for.
+
+    Pixel ``i`` of filter ``j`` is ``W[i, j]``: red where the hidden unit is
+    excited by an "on" pixel, blue where it is inhibited, white where it
+    does not care; one colour scale, symmetric about 0, for all filters.
+    Explained in the chapter "Learning real images".
+
+    Parameters
+    ----------
+    rbm : RBM
+        With ``n_visible == rows * cols``.
+    shape : tuple (rows, cols)
+        Shape of one image.
+    n_columns : int
+        Filters per row of the grid, >= 1.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = bm.plot_filters(bm.RBM(64, 16, units="bits", rng=0))
+    >>> len(fig.axes)   # 16 filters and the colour bar
+    17
+    >>> plt.close(fig)
+    """
+    check_instance(rbm, "rbm", RBM, "a bm.RBM")
+    rows, cols = _shape(shape, rbm.n_visible)
+    n_columns = check_count(n_columns, "n_columns", minimum=1)
+    n = rbm.n_hidden
+    grid_rows = -(-n // n_columns)
+    size = min(0.75, 6.2 / n_columns)  # inches per filter: the grid at most about 6.5 inches wide
+    fig = _new_figure((size * n_columns + 0.6, size * grid_rows * rows / cols + 0.35))
+    axes = fig.subplots(grid_rows, n_columns, squeeze=False)
+    limit = max(float(np.abs(rbm.W).max()), 1e-12)
+    image = None
+    for j, ax in enumerate(axes.ravel()):
+        ax.set_axis_off()
+        if j < n:
+            image = ax.imshow(rbm.W[:, j].reshape(rows, cols), cmap=_WEIGHT_CMAP, vmin=-limit, vmax=limit,
+                              interpolation="nearest")
+    bar = fig.colorbar(image, ax=axes, shrink=0.8, pad=0.02)
+    bar.ax.tick_params(labelsize=FONT_SIZE)
+    bar.set_label("weight", fontsize=FONT_SIZE)
+    return fig
+
+
+def _shape(shape, n):
+    shape = check_sequence(shape, "shape", "a pair (rows, cols) of image sizes")
+    if len(shape) != 2:
+        raise ValueError(f"shape must be a pair (rows, cols) of image sizes; got {len(shape)} entries")
+    rows, cols = (check_count(k, f"shape[{i}]", minimum=1) for i, k in enumerate(shape))
+    if rows * cols != n:
+        raise ValueError(f"shape {rows} x {cols} must hold the {n} visible units; got {rows * cols} pixels")
+    return rows, cols
+
+
+def plot_inpainting(images, probabilities, missing, shape=(8, 8), titles=("image", "what is known", "filled in")):
+    """Images with some pixels hidden, and the model's probability that each hidden pixel is on.
+
+    One column per image, three rows: the whole image; the known pixels,
+    the hidden ones grey and their region outlined; and the known pixels
+    with the hidden ones drawn by their probability of being on, white for
+    0 and dark for 1 (from :func:`~bmlib.inpaint`). Explained in the chapter "Learning real images".
+
+    Parameters
+    ----------
+    images : array_like of shape (m, rows * cols)
+        The images, spins or bits (on = 1 or +1).
+    probabilities : array_like of shape (m, rows * cols)
+        Probability of each pixel being on, each in [0, 1].
+    missing : sequence of int
+        The hidden pixels.
+    shape : tuple (rows, cols)
+    titles : sequence of three str
+        Labels of the three rows.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib.pyplot as plt
+    >>> images = bm.digits("held_out", units="bits").images[:4]
+    >>> fig = bm.plot_inpainting(images, np.full((4, 64), 0.5), missing=range(32, 64))
+    >>> len(fig.axes)
+    12
+    >>> plt.close(fig)
+    """
+    images = _as_real_array(images, "images")
+    if images.ndim != 2 or images.shape[0] < 1:
+        raise ValueError(f"images must be a 2-D array, one image per row; got shape {images.shape}")
+    rows, cols = _shape(shape, images.shape[1])
+    probabilities = _as_real_array(probabilities, "probabilities")
+    if probabilities.shape != images.shape:
+        raise ValueError(f"probabilities must have the shape of images, {images.shape}; got {probabilities.shape}")
+    if not np.all((probabilities >= 0) & (probabilities <= 1)):
+        raise ValueError("probabilities must all lie in [0, 1]")
+    index = check_indices(missing, images.shape[1], "missing")
+    if index.size == 0:
+        raise ValueError("missing must name at least one hidden pixel; got none")
+    titles = check_sequence(titles, "titles", "three row labels")
+    if len(titles) != 3 or not all(isinstance(t, str) for t in titles):
+        raise ValueError(f"titles must be three strings, one label per row; got {titles!r}")
+    m = images.shape[0]
+    on = (images == 1).astype(float)  # on is 1 in bits and +1 in spins
+    known = on.copy()
+    known[:, index] = np.nan
+    filled = on.copy()
+    filled[:, index] = probabilities[:, index]
+    size = min(0.75, 6.2 / m)
+    fig = _new_figure((size * m + 0.9, 3 * size * rows / cols + 0.2))
+    axes = fig.subplots(3, m, squeeze=False)
+    hidden = np.zeros(images.shape[1], dtype=bool)
+    hidden[index] = True
+    ys, xs = np.divmod(np.flatnonzero(hidden), cols)
+    for r, (group, title) in enumerate(zip((on, known, filled), titles)):
+        for c in range(m):
+            ax = axes[r, c]
+            ax.set_facecolor("#d9d9d9")  # what shows through the masked (unknown) pixels of the middle row
+            ax.imshow(np.ma.masked_invalid(group[c].reshape(rows, cols)), cmap=_PROBABILITY_CMAP, vmin=0, vmax=1,
+                      interpolation="nearest")
+            if r > 0:  # the outline of the hidden region (its bounding box)
+                ax.add_patch(Rectangle((xs.min() - 0.5, ys.min() - 0.5), xs.max() - xs.min() + 1,
+                                       ys.max() - ys.min() + 1, fill=False, edgecolor=HIGHLIGHT, lw=1.5))
+            ax.set_xticks([])
+            ax.set_yticks([])
+            for spine in ax.spines.values():
+                spine.set_visible(False)
+            if c == 0:
+                ax.set_ylabel(title, fontsize=FONT_SIZE, rotation=0, ha="right", va="center")
+    return fig
