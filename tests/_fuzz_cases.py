@@ -308,6 +308,7 @@ def cases():
         ("RBM.complete", method(rbm, "complete"), dict(v=np.array([0.0, 1.0, 1.0]), missing=[0, 2])),
         ("RBM.sample", method(rbm, "sample"), dict(n_samples=3, steps=5, rng=0)),
         ("RBM.reconstruct", method(rbm, "reconstruct"), dict(v=np.array([0.0, 1.0, 1.0]))),
+        ("RBM.gibbs_chain", method(rbm, "gibbs_chain"), dict(v=np.array([0.0, 1.0, 1.0]), steps=3, rng=0)),
         ("RBM.energy", method(rbm, "energy"), dict(v=np.array([0.0, 1.0, 1.0]), h=np.array([1.0, 0.0]))),
         ("RBM.free_energy", method(rbm, "free_energy"), dict(v=np.array([0.0, 1.0, 1.0]))),
         ("RBM.log_partition", method(rbm, "log_partition"), dict()),

@@ -270,6 +270,43 @@ class RBM:
         return out[0] if np.ndim(v) == 1 else out
 
     @thin_blas
+    def gibbs_chain(self, v, steps, rng=None):
+        """Every visible state of block Gibbs chains ``v -> h -> v' -> ...``, one per step.
+
+        The same chains as :meth:`gibbs` with the same ``rng``, but all
+        ``steps`` states are returned, to follow where a chain goes.
+
+        Parameters
+        ----------
+        v : array_like of shape (n_visible,) or (P, n_visible)
+            Starting visible states, one chain per row.
+        steps : int
+            Rounds, >= 1.
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray of shape (steps, n_visible) or (steps, P, n_visible), dtype int8
+            The state after each round (the start not included).
+
+        Examples
+        --------
+        >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
+        >>> chain = rbm.gibbs_chain([1, 0], steps=5, rng=0)
+        >>> chain.shape, bool((chain[-1] == rbm.gibbs([1, 0], steps=5, rng=0)).all())
+        ((5, 2), True)
+        """
+        V = self._check_data(v, "v")
+        steps = check_count(steps, "steps", minimum=1)
+        check_memory(1.0 * steps * V.size, f"{steps} states of {V.shape[0]} chains of {self.n_visible} units (steps)")
+        gen = as_generator(rng)
+        out = np.empty((steps, *V.shape), dtype=np.int8)
+        for t in range(steps):
+            V = self._gibbs_steps(V, 1, gen)
+            out[t] = V
+        return out[:, 0] if np.ndim(v) == 1 else out
+
+    @thin_blas
     def sample(self, n_samples, steps=1000, rng=None):
         """Draw visible patterns by block Gibbs sampling from uniformly random starts.
 

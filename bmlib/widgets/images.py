@@ -110,7 +110,8 @@ class DigitsWidget(FigureWidget):
         shown = min(N_SHOWN, rbm.n_hidden)
         ax_w.set_title(f"filters of {shown} of {rbm.n_hidden} hidden units (largest |w| = {limit:.2f})",
                        fontsize=FONT_SIZE, loc="left")
-        ax_s.set_title(f"samples after {self.steps.value} Gibbs steps, epoch {self.epoch.value}",
+        steps = self.steps.value
+        ax_s.set_title(f"samples after {steps} Gibbs step{'' if steps == 1 else 's'}, epoch {self.epoch.value}",
                        fontsize=FONT_SIZE, loc="left")
         for ax in (ax_w, ax_s):
             ax.axis("off")
