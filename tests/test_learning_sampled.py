@@ -132,3 +132,19 @@ def test_sampled_statistics_check_their_arguments_and_model():
         bm.train(bm.RBM(3, 2, rng=0, units="bits"), bm.parity_patterns(3, units="bits"), statistics="sampled", progress=False)
     with pytest.raises(ValueError, match="batch must hold spins"):
         bm.SampledStatistics()(bm.BoltzmannMachine(2, rng=0), [[0, 1]], rng=0)
+
+
+def test_train_calls_a_students_subclass_of_contrastive_divergence():
+    # train() takes a shortcut past the per-batch checks for bmlib's own CD and PCD; a subclass
+    # that overrides __call__ (say, to log or to change the statistics) must still be called.
+    class CountingCD(bm.ContrastiveDivergence):
+        calls = 0
+
+        def __call__(self, model, batch, rng=None):
+            CountingCD.calls += 1
+            return super().__call__(model, batch, rng)
+
+    data = np.where(np.random.default_rng(3).random((20, 6)) < 0.5, 1.0, -1.0)
+    rbm = bm.RBM(6, 3, rng=0)
+    bm.train(rbm, data, statistics=CountingCD(k=1), epochs=2, batch_size=5, monitor=None, rng=1)
+    assert CountingCD.calls == 2 * 4

@@ -122,8 +122,12 @@ class ContrastiveDivergence:
 
     def __call__(self, model, batch, rng=None):
         _require_rbm(model, "ContrastiveDivergence")
-        batch = model._check_data(batch, "batch")
-        v = model._gibbs_steps(batch, self.k, as_generator(rng))
+        return self._statistics(model, model._check_data(batch, "batch"), as_generator(rng))
+
+    def _statistics(self, model, batch, gen):
+        # train() calls this directly: its batches are rows of data it has checked once, and
+        # checking each small batch again cost about as much as the batch's arithmetic.
+        v = model._gibbs_steps(batch, self.k, gen)
         return model._statistics_given_visible(batch), model._statistics_given_visible(v)
 
 
@@ -169,8 +173,10 @@ class PersistentContrastiveDivergence:
 
     def __call__(self, model, batch, rng=None):
         _require_rbm(model, "PersistentContrastiveDivergence")
-        batch = model._check_data(batch, "batch")
-        gen = as_generator(rng)
+        return self._statistics(model, model._check_data(batch, "batch"), as_generator(rng))
+
+    def _statistics(self, model, batch, gen):
+        # Called directly by train() on batches it has checked (see ContrastiveDivergence._statistics).
         if self.chains is None or self.chains.shape[1] != model.n_visible:
             self.chains = model._random_states(self.n_chains, gen)
         self.chains = model._gibbs_steps(self.chains, self.k, gen)
