@@ -54,6 +54,9 @@ def test_chapter_follows_the_book_rules(path):
     assert "widgets" not in nb["metadata"], "saved widget state: run tools/store_outputs.py"
     # What JupyterLab writes on opening the chapter, or it opens already marked unsaved.
     assert nb["metadata"]["kernelspec"] == store_outputs.kernelspec(), "run tools/store_outputs.py"
+    # nbformat 4.5 cells carry ids; a cell pasted in without one makes the students' copy differ.
+    missing_ids = ["".join(c["source"])[:60] for c in nb["cells"] if not c.get("id")]
+    assert missing_ids == [], f"cells without an id (run tools/store_outputs.py): {missing_ids}"
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert any("bmlib" in "".join(c["source"]) for c in code), "a chapter imports bmlib"
     for cell in code:

@@ -6,7 +6,8 @@ The book is built from these stored outputs, and the tests re-execute every
 notebook with nbval and compare, so run this after changing a chapter or the
 library code it calls. It also strips what would make the stored notebook
 differ from run to run: execution timing metadata and saved widget state
-(the static page shows each widget's PNG instead). It writes the kernelspec as
+(the static page shows each widget's PNG instead), and gives any cell without
+an id one. It writes the kernelspec as
 the installed kernel describes itself ("Python 3 (ipykernel)"), which is what
 JupyterLab writes on opening a notebook: with anything else every chapter
 would open already marked unsaved.
@@ -17,6 +18,7 @@ from pathlib import Path
 import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
+from nbformat.v4.nbbase import random_cell_id
 
 KERNEL = "python3"
 
@@ -35,6 +37,8 @@ def store_outputs(path):
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if not cell.get("id"):  # a cell pasted in as JSON; nbformat 4.5 wants an id on every cell
+            cell["id"] = random_cell_id()
     nbformat.write(nb, path)
     print(f"stored outputs of {path}")
 
