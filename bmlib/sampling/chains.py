@@ -34,7 +34,8 @@ from .._checks import (
 from .._random import as_generator
 from .._threads import thin_blas
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
-from .rules import check_rule_output, descend, resolve_rule
+from .dense_sweep import SequentialHeatBath
+from .rules import RULES, check_rule_output, descend, resolve_rule
 
 
 @dataclass(frozen=True)
@@ -156,21 +157,18 @@ def _run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cl
     acceptance = np.empty(n_kept)
     changed = updates = kept = 0
     zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
+    # The default dense case (sequential heat bath) has its own sweep: the same chains, bit for bit,
+    # with a third of the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
+    fast = None
+    if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
+        fast = SequentialHeatBath(op.W, op.b, free, units)
     # T as a Python float: a NumPy float64 scalar would turn the lattice's float32 fields into float64.
     for sweep, T in enumerate(temperatures.tolist()):
-        update = rule if T > 0 else descend
-        changed_now = 0
-        for group in schedule.sweep(rng):
-            old = op.values(state, group)
-            fields = op.fields(state, group)
-            if T == 0 and zero > 0:
-                fields = np.where(np.abs(fields) <= zero, 0.0, fields)
-            new = update(old, fields, T, units, rng)
-            if checked or update is descend:
-                new = np.asarray(new, dtype=old.dtype)
-            else:
-                new = check_rule_output(new, old, units, getattr(rule, "__name__", "custom"))
-            changed_now += op.assign(state, group, new)
+        if fast is not None and T > 0 and fast.sweep_scale(T) is not None:
+            changed_now = fast.sweep(state, T, rng)
+        else:
+            changed_now = _general_sweep(op, state, schedule, rule if T > 0 else descend, T, units, zero, rng,
+                                         checked=checked, rule_label=getattr(rule, "__name__", "custom"))
         if sweep >= first_counted:
             changed += changed_now
             updates += updates_per_sweep
@@ -181,6 +179,23 @@ def _run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cl
             changed = updates = 0
             kept += 1
     return samples, energies, acceptance, op.states(state)
+
+
+def _general_sweep(op, state, schedule, update, T, units, zero, rng, *, checked, rule_label):
+    """One sweep of any operator, schedule and rule; return how many (unit, chain) values changed."""
+    changed = 0
+    for group in schedule.sweep(rng):
+        old = op.values(state, group)
+        fields = op.fields(state, group)
+        if T == 0 and zero > 0:
+            fields = np.where(np.abs(fields) <= zero, 0.0, fields)
+        new = update(old, fields, T, units, rng)
+        if checked or update is descend:
+            new = np.asarray(new, dtype=old.dtype)
+        else:
+            new = check_rule_output(new, old, units, rule_label)
+        changed += op.assign(state, group, new)
+    return changed
 
 
 @thin_blas
