@@ -57,7 +57,7 @@ def _log_unit_sum(field, T, units):
 
 def _unit_mean(field, T, units):
     """E[s] of one unit in a field: sigmoid(field/T) for bits, tanh(field/T) for spins."""
-    z = field / T
+    z = field if T == 1.0 else field / T  # x / 1.0 is x exactly: one NumPy call less per layer
     return sigmoid(z) if units == "bits" else np.tanh(z)
 
 
@@ -568,7 +568,8 @@ class RBM:
         """(mean of [v, E[h|v]], mean of v E[h|v]^T) over the rows of V."""
         H = self._hidden_means(V)
         # sum / len is what ndarray.mean computes, without its Python-level overhead (small batches).
-        return np.concatenate([V.sum(axis=0), H.sum(axis=0)]) / len(V), V.T @ H / len(V)
+        total = np.add.reduce
+        return np.concatenate([total(V, axis=0), total(H, axis=0)]) / len(V), V.T @ H / len(V)
 
     def _exact_statistics(self, batch):
         _, mean_v, mean_h, vh = self._free_moments()
@@ -579,9 +580,10 @@ class RBM:
 
     def _gradient(self, clamped, free):
         (mean_c, vh_c), (mean_f, vh_f) = clamped, free
-        d_mean = (mean_c - mean_f) / self.T
-        return {"W": (vh_c - vh_f) / self.T, "b_visible": d_mean[: self.n_visible],
-                "b_hidden": d_mean[self.n_visible :]}
+        d_mean, d_vh = mean_c - mean_f, vh_c - vh_f
+        if self.T != 1.0:  # x / 1.0 is x exactly: two NumPy calls less per step at T = 1
+            d_mean, d_vh = d_mean / self.T, d_vh / self.T
+        return {"W": d_vh, "b_visible": d_mean[: self.n_visible], "b_hidden": d_mean[self.n_visible :]}
 
     def gradient(self, data):
         """Exact gradient of :meth:`log_likelihood` (free phase by enumeration of the smaller layer).

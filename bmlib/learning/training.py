@@ -236,6 +236,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     trusted = provider._statistics if type(provider) in chains and isinstance(model, RBM) else None
     name, measure = _resolve_monitor(monitor, model)
     gen = as_generator(rng)
+    decayed = model._decayed if weight_decay else ()
 
     velocity = _starting_velocity(model, resume)
     first = int(resume.epochs[-1]) if resume is not None and len(resume.epochs) else 0
@@ -252,7 +253,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
                 with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below
                     for p, grad in model._gradient(clamped, free).items():
                         theta = getattr(model, p)
-                        if p in model._decayed and weight_decay:
+                        if p in decayed:
                             grad = grad - weight_decay * theta
                         if update == "sign":
                             grad = np.sign(grad)
