@@ -17,7 +17,10 @@ Two workloads, each timed in one run so that the ratios are meaningful:
      so both are printed.
 2. A dense Boltzmann machine, n = 100, 64 chains, sequential heat bath:
    ``bmlib.sample(W, b, ...)`` against a numba loop and the same two kinds of
-   Python loop (first attempt: one NumPy dot product per unit update).
+   Python loop (first attempt: one NumPy dot product per unit update); then
+   bmlib against numba over chain counts (1 to 512) and sizes (30 to 300),
+   to show where each wins. The numba sweep computes no energies while it is
+   timed (an energy costs as much as a sweep, n**2 per chain).
 
 Speed is reported as single-unit (spin) updates per second. Before timing,
 each implementation is checked against an exact or independent answer (mean
@@ -119,8 +122,12 @@ if numba is not None:
         np.random.seed(seed)
 
     @njit(cache=False)
-    def numba_dense_sweeps(S, W, b, T, n_sweeps, energies):
-        """Sequential heat bath on every chain of S (n_chains, n) of +-1 floats; record E after each sweep."""
+    def numba_dense_sweeps(S, W, b, T, n_sweeps, energies, record):
+        """Sequential heat bath on every chain of S (n_chains, n) of +-1 floats.
+
+        With ``record`` the energy after each sweep goes to ``energies`` (the check); the timing
+        runs without it, since computing E costs as much as the sweep itself (n**2 each).
+        """
         n_chains, n = S.shape
         for chain in range(n_chains):
             s = S[chain]
@@ -130,6 +137,8 @@ if numba is not None:
                     for j in range(n):
                         h += W[i, j] * s[j]
                     s[i] = 1.0 if np.random.random() < 1.0 / (1.0 + math.exp(-2.0 * h / T)) else -1.0
+                if not record:
+                    continue
                 e = 0.0
                 for i in range(n):
                     acc = 0.0
@@ -244,7 +253,7 @@ def check_dense(quick):
     numba_seed(SEED)
     S = np.where(np.random.default_rng(SEED).random((16, N_DENSE)) < 0.5, 1.0, -1.0)
     energies = np.empty((100 + sweeps, 16))
-    numba_dense_sweeps(S, W, b, T_DENSE, 100 + sweeps, energies)
+    numba_dense_sweeps(S, W, b, T_DENSE, 100 + sweeps, energies, True)
     ref = bmlib.estimate(energies[100:])
     agree = abs(ours.value - ref.value) < 5 * math.hypot(ours.error, ref.error)
     print(f"  numba                  {ref.value:.4f} +/- {ref.error:.4f}  {'OK' if agree else 'DISAGREES'}")
@@ -323,8 +332,8 @@ def time_dense(quick):
     if numba is not None:
         S = start.astype(float)
         energies = np.empty((sweeps, N_CHAINS_DENSE))
-        numba_dense_sweeps(S[:1].copy(), W, b, T_DENSE, 1, energies[:1, :1])  # compile
-        plan["numba"] = (lambda: numba_dense_sweeps(S, W, b, T_DENSE, sweeps, energies), updates,
+        numba_dense_sweeps(S[:1].copy(), W, b, T_DENSE, 1, energies[:1, :1], False)  # compile
+        plan["numba"] = (lambda: numba_dense_sweeps(S, W, b, T_DENSE, sweeps, energies, False), updates,
                          "numba sequential, one chain at a time")
     s, Wl, bl, rng = start[0].astype(float).tolist(), W.tolist(), b.tolist(), random.Random(SEED)
     array, np_rng = start[0].astype(float), np.random.default_rng(SEED)
@@ -334,6 +343,42 @@ def time_dense(quick):
     title = (f"Dense Boltzmann machine, n = {N_DENSE}, {N_CHAINS_DENSE} chains, T = {T_DENSE}, heat bath; "
              f"best of {rounds} interleaved rounds")
     return report(title, plan, rounds, "bmlib sequential")
+
+
+def dense_crossover(quick):
+    """bmlib's sequential sweep against numba's over chain counts and sizes: where each one wins.
+
+    bmlib pays a fixed cost per unit update (about seven NumPy calls, shared by all chains) plus
+    BLAS work that grows with n * n_chains; numba pays only the arithmetic, n * n_chains per unit.
+    So bmlib gains with many chains and loses with few. Returns {(n, n_chains): numba / bmlib}.
+    """
+    if numba is None:
+        return {}
+    cases = [(100, c) for c in (1, 8, 64, 512)] + [(n, 64) for n in (30, 300)]
+    ratios = {}
+    rows = []
+    for n, n_chains in cases:
+        rng = np.random.default_rng([SEED, n])
+        A = rng.normal(scale=1.0 / math.sqrt(n), size=(n, n))
+        W = (A + A.T) / math.sqrt(2.0)
+        np.fill_diagonal(W, 0.0)
+        b = rng.normal(scale=0.1, size=n)
+        start = np.where(rng.random((n_chains, n)) < 0.5, 1, -1)
+        sweeps = max(2, min(50, 200_000 // (n * n_chains)))
+        S, energies, gen = start.astype(float), np.empty((1, 1)), np.random.default_rng(SEED)
+        seconds = best_of({
+            "bmlib": lambda: bmlib.sample(W, b, T_DENSE, n_samples=1, n_chains=n_chains, burn_in=sweeps - 1,
+                                          initial=start, rng=gen),
+            "numba": lambda: numba_dense_sweeps(S, W, b, T_DENSE, sweeps, energies, False),
+        }, 2 if quick else 5)
+        ratios[n, n_chains] = seconds["numba"] / seconds["bmlib"]
+        per = 1e9 / (sweeps * n * n_chains)
+        rows.append((n, n_chains, f"{seconds['bmlib'] * per:.3g}", f"{seconds['numba'] * per:.3g}",
+                     f"{ratios[n, n_chains]:.2f}"))
+    print("Dense sequential heat bath: where bmlib and numba cross over (ns per single-unit update)")
+    print_table(("n", "chains", "bmlib", "numba", "numba / bmlib"), rows)
+    print()
+    return ratios
 
 
 def main(argv=None):
@@ -347,6 +392,7 @@ def main(argv=None):
     ok = check_lattice(args.quick) & check_dense(args.quick)
     lattice = time_lattice(args.quick)
     dense = time_dense(args.quick)
+    dense_crossover(args.quick)
 
     print("Issue targets (informational: they do not affect the exit code); ratio = its time / bmlib's, per update")
     if "numba" in lattice:
@@ -358,7 +404,9 @@ def main(argv=None):
         ratio = lattice[name] / lattice["bmlib"]
         print(f"  lattice, vs Python loop, {label}: {ratio:.0f} (target > 100) -> {'PASS' if ratio > 100 else 'MISS'}")
     if "numba" in dense:
-        print(f"  dense, vs numba (no target): {dense['numba'] / dense['bmlib sequential']:.2f}")
+        ratio = dense["numba"] / dense["bmlib sequential"]
+        print(f"  dense, n = {N_DENSE}, {N_CHAINS_DENSE} chains, vs numba: {ratio:.2f} (target >= 1) -> "
+              f"{'PASS' if ratio >= 1 else 'MISS'}")
     for name, label in (("python first", "first attempt"), ("python tuned", "tuned")):
         print(f"  dense, vs Python loop, {label} (no target): {dense[name] / dense['bmlib sequential']:.0f}")
     print()

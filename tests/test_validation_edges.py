@@ -339,3 +339,22 @@ def test_a_right_answer_written_as_text_is_not_accepted(capsys):
     capsys.readouterr()
     assert bm.check_log_mean_exp(as_text) is False
     assert "the log-mean-exp is a single number" in " ".join(capsys.readouterr().out.split())
+
+
+def test_cd_training_that_overflows_restores_the_epochs_start():
+    # bmlib's CD/PCD check their steps once per epoch; a divergence puts back the parameters
+    # the epoch began with (recorded here by the callback after each finished epoch).
+    data = bm.digits("train", units="bits").images[:40]
+    rbm = bm.RBM(64, 4, units="bits", rng=0)
+    seen = [{p: getattr(rbm, p).copy() for p in rbm.parameter_names}]
+
+    def record(epoch, model, value):
+        seen.append({p: getattr(model, p).copy() for p in model.parameter_names})
+
+    with pytest.raises(ValueError, match=r"training diverged in epoch \d+: the update made W non-finite; "
+                                         r"lower learning_rate \(= 1e\+300\) or weight_decay \(= 1\)"):
+        bm.train(rbm, data, epochs=5, learning_rate=1e300, weight_decay=1.0, batch_size=10,
+                 statistics="pcd", monitor=None, callback=record, progress=False, rng=0)
+    for p in rbm.parameter_names:
+        np.testing.assert_array_equal(getattr(rbm, p), seen[-1][p])
+    assert np.isfinite(rbm.W).all()

@@ -223,8 +223,10 @@ class RBM:
     def _sample_layer(self, mean, rng):
         # P(unit on) is the mean for bits and (1 + mean) / 2 for spins.
         p_on = mean if self.units == "bits" else 0.5 * (1.0 + mean)
-        on = rng.random(mean.shape) < p_on
-        return on.astype(float) if self.units == "bits" else np.where(on, 1.0, -1.0)
+        u = rng.random(mean.shape)
+        if self.units == "bits":
+            return np.less(u, p_on, out=u)  # True/False written as 1.0/0.0 into u: no second array
+        return np.where(u < p_on, 1.0, -1.0)
 
     def _sample_hidden(self, V, rng):
         return self._sample_layer(self._hidden_means(V), rng)

@@ -15,6 +15,7 @@ Sejnowski (1985), who moved every weight by 2 in the direction of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -121,11 +122,80 @@ def _check_statistics(model, stats):
     return phases
 
 
-def _batches(P, batch_size, rng):
+def _batches(data, batch_size, rng):
+    """The epoch's mini-batches: ``data`` itself, or its rows shuffled and cut into ``batch_size`` rows."""
+    P = len(data)
     if batch_size is None or batch_size >= P:
-        return [slice(None)]
-    order = rng.permutation(P)
-    return [order[k : k + batch_size] for k in range(0, P, batch_size)]
+        return [data]
+    # One shuffled copy per epoch, then views: the same rows as indexing each batch, one copy fewer per batch.
+    shuffled = data[rng.permutation(P)]
+    return [shuffled[k : k + batch_size] for k in range(0, P, batch_size)]
+
+
+class _Step(NamedTuple):
+    """How a gradient becomes a parameter step (train's arguments, checked)."""
+
+    learning_rate: float
+    momentum: float
+    weight_decay: float
+    update: str
+    decayed: tuple
+
+
+def _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, *, epoch):
+    """One pass over the data; the model's parameters and ``velocity`` are updated in place.
+
+    A step that makes a parameter non-finite stops training with a ValueError. Answers from a
+    reader's provider are checked, and every step before it is taken, so the model stays as it
+    was before the bad step. bmlib's CD and PCD (``trusted``) cannot fail on non-finite
+    parameters, so their steps are checked once, at the end of the epoch (a check per step costs
+    a tenth of a 10-row step), and a failure restores the model as it was when the epoch began.
+    """
+    names = model.parameter_names
+    # Steps replace the parameter arrays, never write into them: these stay the epoch's start.
+    at_start = {p: getattr(model, p) for p in names}
+    velocity_at_start = dict(velocity)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below
+        for batch in _batches(data, batch_size, gen):
+            if trusted is not None:  # bmlib's own providers, on rows of the checked data
+                clamped, free = trusted(model, batch, gen)
+            else:
+                clamped, free = _check_statistics(model, provider(model, batch, gen))
+            steps = {}
+            for p, grad in model._gradient(clamped, free).items():
+                theta = getattr(model, p)
+                if p in step.decayed:
+                    grad = grad - step.weight_decay * theta
+                if step.update == "sign":
+                    grad = np.sign(grad)
+                # Without momentum the step is learning_rate * grad exactly (0 * v + x == x).
+                change = step.learning_rate * grad
+                if step.momentum:
+                    change = step.momentum * velocity[p] + change
+                steps[p] = (change, theta + change)
+            if trusted is None:
+                _stop_if_diverged(model, {p: new for p, (_, new) in steps.items()}, epoch, step)
+            for p, (change, new) in steps.items():
+                velocity[p] = change
+                setattr(model, p, new)
+    if trusted is not None:
+        try:
+            _stop_if_diverged(model, {p: getattr(model, p) for p in names}, epoch, step)
+        except ValueError:
+            for p in names:
+                setattr(model, p, at_start[p])
+            velocity.update(velocity_at_start)
+            raise
+
+
+def _stop_if_diverged(model, parameters, epoch, step):
+    for p, new in parameters.items():
+        if not np.isfinite(new).all():  # overflow: stop, saying why
+            raise ValueError(
+                f"training diverged in epoch {epoch}: the update made {p} non-finite; "
+                f"lower learning_rate (= {step.learning_rate:g}) or weight_decay (= {step.weight_decay:g}), "
+                "or use update='sign'"
+            )
 
 
 @thin_blas
@@ -242,34 +312,10 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     first = int(resume.epochs[-1]) if resume is not None and len(resume.epochs) else 0
     values = [measure(model, data)] if measure else []
     done, stopped = 0, False
+    step = _Step(learning_rate, momentum, weight_decay, update, decayed)
     with progress_bar(progress, total=epochs, desc="training", unit="epoch") as bar:
         for _ in range(epochs):
-            for rows in _batches(len(data), batch_size, gen):
-                if trusted is not None:  # bmlib's own providers, on rows of the checked data
-                    clamped, free = trusted(model, data[rows], gen)
-                else:
-                    clamped, free = _check_statistics(model, provider(model, data[rows], gen))
-                steps = {}
-                with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below
-                    for p, grad in model._gradient(clamped, free).items():
-                        theta = getattr(model, p)
-                        if p in decayed:
-                            grad = grad - weight_decay * theta
-                        if update == "sign":
-                            grad = np.sign(grad)
-                        # Without momentum the step is learning_rate * grad exactly (0 * v + x == x).
-                        step = momentum * velocity[p] + learning_rate * grad if momentum else learning_rate * grad
-                        steps[p] = (step, theta + step)
-                for p, (step, new) in steps.items():
-                    if not np.isfinite(new).all():  # overflow: stop with the model as it was, saying why
-                        raise ValueError(
-                            f"training diverged in epoch {first + done + 1}: the update made {p} non-finite; "
-                            f"lower learning_rate (= {learning_rate:g}) or weight_decay (= {weight_decay:g}), "
-                            "or use update='sign'"
-                        )
-                for p, (step, new) in steps.items():
-                    velocity[p] = step
-                    setattr(model, p, new)
+            _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, epoch=first + done + 1)
             done += 1
             if measure:
                 values.append(measure(model, data))
