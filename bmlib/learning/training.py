@@ -268,6 +268,14 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     -------
     TrainingHistory
 
+    Raises
+    ------
+    ValueError
+        If a step makes a parameter non-finite (too large a ``learning_rate``
+        or ``weight_decay``). The model is left as it was before that step;
+        with bmlib's own CD and PCD, which check once per epoch, as it was
+        when that epoch began.
+
     Notes
     -----
     Explained in the chapters "The learning rule" and "Hidden units".

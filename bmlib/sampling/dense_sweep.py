@@ -46,6 +46,7 @@ class SequentialHeatBath:
 
     >>> import numpy as np
     >>> import bmlib as bm
+    >>> from bmlib.sampling.dense_sweep import SequentialHeatBath
     >>> W = np.array([[0.0, 1.0], [1.0, 0.0]])
     >>> state = np.ones((4, 2))
     >>> SequentialHeatBath(W, np.zeros(2), [0, 1], "spins").sweep(state, 1.0, np.random.default_rng(0))
