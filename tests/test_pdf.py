@@ -19,7 +19,8 @@ import book_pdf  # noqa: E402
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(book_pdf.chromium() is None, reason="Chromium is not installed (Debian: apt-get install chromium)"),
+    pytest.mark.skipif(book_pdf.chromium() is None,
+                       reason="Chromium is not installed (Debian: apt-get install chromium)"),
 ]
 
 

@@ -28,7 +28,6 @@ so that the build command still builds the HTML book).
 """
 from __future__ import annotations
 
-import re
 import shutil
 import sys
 from pathlib import Path
