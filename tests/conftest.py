@@ -3,6 +3,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -41,7 +42,7 @@ def rng():
 
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory):
-    """Build the whole book once per test session, warnings as errors; return the html folder.
+    """Build the whole book once per test session, warnings as errors, and its PDF if Chromium is installed.
 
     The build result (return code and log) is kept so that the build test can
     report it, and the browser tests can skip cleanly if the build failed.
@@ -54,5 +55,11 @@ def built_book(tmp_path_factory):
         text=True,
         timeout=900,
     )
-    return {"returncode": result.returncode, "log": result.stdout[-4000:] + result.stderr[-4000:],
-            "html": out / "_build" / "html"}
+    html = out / "_build" / "html"
+    built = {"returncode": result.returncode, "log": result.stdout[-4000:] + result.stderr[-4000:], "html": html}
+    # Then the PDF, as the README's book command makes it (the preface links to it); it needs Chromium.
+    if result.returncode == 0 and (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pdf = subprocess.run([sys.executable, str(ROOT / "tools" / "book_pdf.py"), str(html)],
+                             capture_output=True, text=True, timeout=900)
+        built["pdf"] = {"returncode": pdf.returncode, "log": pdf.stdout[-4000:] + pdf.stderr[-4000:]}
+    return built

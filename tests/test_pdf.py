@@ -1,6 +1,6 @@
 """The whole book as one PDF (tools/book_pdf.py), printed by Chromium from the built HTML, read back.
 
-The PDF is made once from the book the tests build, then checked page by page
+The PDF is made with the book the tests build (tests/conftest.py), then checked page by page
 with pypdf: a sane number of sheets; each page of the book starting, with its
 title, on the sheet the table of contents gives; no TeX left untypeset; every
 image of the HTML pages in it; every solution, at the end of its chapter;
@@ -30,7 +30,9 @@ def pdf(built_book):
         pytest.fail("the book did not build; see test_book_builds_with_warnings_as_errors")
     from pypdf import PdfReader
 
-    path = book_pdf.book_pdf(built_book["html"])
+    made = built_book["pdf"]  # made with the book, as the README's book command makes it
+    assert made["returncode"] == 0, made["log"]
+    path = built_book["html"] / book_pdf.PDF_NAME
     reader = PdfReader(str(path))
     return {"path": path, "reader": reader, "html": built_book["html"],
             "text": [" ".join(page.extract_text().split()) for page in reader.pages]}

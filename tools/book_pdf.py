@@ -18,9 +18,10 @@ How the PDF is made:
    navigation, buttons and heading anchors are left out.
 2. Print CSS starts every page of the book on a new sheet and keeps figures,
    code cells, tables and boxes from being split across sheets.
-3. Chromium prints it twice. The first print is read back (with pypdf) to see
-   on which sheet each page of the book starts, by following the links of the
-   table of contents; the second print carries those numbers in the table.
+3. Chromium prints it twice from the same loaded page (MathJax typesets once).
+   The first print is read back (with pypdf) to see on which sheet each page
+   of the book starts, by following the links of the table of contents; the
+   numbers are then written into the table, and the second print carries them.
    The numbers in the table are the sheet numbers printed at the bottom.
 
 If Chromium is not installed it says so and writes nothing (exit status 0,
@@ -108,8 +109,8 @@ def _article(html_dir, docname, known):
     return article, title, soup
 
 
-def combined_html(html_dir, pages, sheets=None):
-    """The whole book as one HTML document (a string); ``sheets`` maps docname -> first sheet, for the table."""
+def combined_html(html_dir, pages):
+    """The whole book as one HTML document (a string), its table of contents numbered 000 for now."""
     from bs4 import BeautifulSoup
 
     known = set(pages)
@@ -119,8 +120,8 @@ def combined_html(html_dir, pages, sheets=None):
     style.string = PRINT_CSS
     head.append(style)
     toc_rows = []
-    for (slug, _, title, _), docname in zip(articles, pages):
-        number = str(sheets[docname]) if sheets else "000"  # same width in both prints: the layout stays put
+    for slug, _, title, _ in articles:
+        number = "000"  # replaced after the first print; wide enough for any number, so no line moves
         toc_rows.append(f'<li><a href="#{slug}--page">{title}</a><span class="dots"></span>'
                         f'<a class="sheet" href="#{slug}--page">{number}</a></li>')
     body = [f'<section class="print-title"><h1>{TITLE}</h1><p>A course book on Boltzmann machines that runs '
@@ -140,19 +141,23 @@ def chromium():
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def _print(browser, html_file, pdf_file):
+def _open(browser, html_file):
+    """The combined document loaded in a page, its math typeset."""
     page = browser.new_page()
     page.goto(html_file.resolve().as_uri(), wait_until="load")
     # MathJax typesets after load; print only once it has finished.
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=60_000)
     page.evaluate("() => MathJax.startup.promise")
     page.emulate_media(media="print")
+    return page
+
+
+def _print(page, pdf_file):
     page.pdf(path=str(pdf_file), format="A4", print_background=True, outline=True, tagged=True,
              display_header_footer=True, header_template="<span></span>",
              footer_template='<div style="font-size:8pt;width:100%;text-align:center;color:#555">'
                              '<span class="pageNumber"></span></div>',
              margin={"top": "16mm", "bottom": "18mm", "left": "15mm", "right": "15mm"})
-    page.close()
 
 
 def first_sheets(pdf_file, pages):
@@ -195,10 +200,13 @@ def book_pdf(html_dir):
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
         print_file.write_text(combined_html(html_dir, pages))
-        _print(browser, print_file, target)
+        page = _open(browser, print_file)
+        _print(page, target)
         sheets = first_sheets(target, pages)
-        print_file.write_text(combined_html(html_dir, pages, sheets))
-        _print(browser, print_file, target)
+        # The numbers go into the loaded page (the math stays typeset), and it is printed again.
+        page.evaluate("numbers => document.querySelectorAll('.print-toc a.sheet')"
+                      ".forEach((a, k) => { a.textContent = numbers[k]; })", [str(sheets[d]) for d in pages])
+        _print(page, target)
         browser.close()
     print_file.unlink()  # a means to the PDF, not a page of the site
     if first_sheets(target, pages) != sheets:
