@@ -3,7 +3,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -57,8 +56,9 @@ def built_book(tmp_path_factory):
     )
     html = out / "_build" / "html"
     built = {"returncode": result.returncode, "log": result.stdout[-4000:] + result.stderr[-4000:], "html": html}
-    # Then the PDF, as the README's book command makes it (the preface links to it); it needs Chromium.
-    if result.returncode == 0 and (shutil.which("chromium") or shutil.which("chromium-browser")):
+    # Then the PDF, as the README's book command makes it (the preface links to it); without
+    # Chromium the script says so and writes nothing, and tests/test_pdf.py skips.
+    if result.returncode == 0:
         pdf = subprocess.run([sys.executable, str(ROOT / "tools" / "book_pdf.py"), str(html)],
                              capture_output=True, text=True, timeout=900)
         built["pdf"] = {"returncode": pdf.returncode, "log": pdf.stdout[-4000:] + pdf.stderr[-4000:]}

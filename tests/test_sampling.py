@@ -17,6 +17,8 @@ How the statistical tests are set up, so that a failure means a bug:
 * ``test_chi_square_rejects_broken_rules`` shows the same test rejects
   plausible wrong rules (wrong sign of the field, missing factor 2).
 """
+import warnings
+
 import numpy as np
 import pytest
 from _stats import chi_square_pvalue
@@ -314,6 +316,18 @@ def test_dense_sequential_heat_bath_is_the_general_path_bit_for_bit(units, T):
         np.testing.assert_array_equal(fast.samples, general.samples)
         np.testing.assert_array_equal(fast.energies, general.energies)
         np.testing.assert_array_equal(fast.acceptance, general.acceptance)
+
+
+def test_dense_sequential_heat_bath_at_a_tiny_temperature_warns_nothing():
+    # h / T overflows to +-inf at T = 1e-300 with a field of 1e10; tanh(+-inf) = +-1 is the right
+    # limit, as in the rule, and no RuntimeWarning may reach the reader. T = 1e-310 takes the rule's
+    # other branch (its reciprocal overflows), which the fast sweep leaves to the general path.
+    W, b = np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([1e10, -1e10])
+    for T in (1e-300, 1e-310):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = bm.sample(W, b, T, n_samples=2, n_chains=3, rng=SEED)
+        assert np.all(result.samples[..., 0] == 1) and np.all(result.samples[..., 1] == -1)
 
 
 # --- reproducibility and continuation ------------------------------------------------

@@ -83,9 +83,12 @@ def _definitions(code, wanted, where):
     return "\n\n".join(ast.get_source_segment(code, node) for node in found)
 
 
-def coding_exercises(chapter):
-    """The coding exercises of the chapter notebook at ``chapter``, in order (a list of CodingExercise)."""
-    nb = nbformat.read(chapter, as_version=4)
+def coding_exercises(chapter, nb=None):
+    """The coding exercises of the chapter notebook at ``chapter``, in order (a list of CodingExercise).
+
+    ``nb``: the notebook, if it has been read already.
+    """
+    nb = nbformat.read(chapter, as_version=4) if nb is None else nb
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     solutions = {m.group(2): m.group(3) for m in SOLUTION.finditer(markdown)}
     exercises = []
@@ -121,10 +124,11 @@ def _nbgrader(grade_id, *, solution=False, grade=False, locked=True, points=None
 
 def assignment(chapter):
     """The nbgrader source notebook for the chapter at ``chapter``, or None if it has no coding exercise."""
-    exercises = coding_exercises(chapter)
+    chapter_nb = nbformat.read(chapter, as_version=4)
+    exercises = coding_exercises(chapter, chapter_nb)
     if not exercises:
         return None
-    title = nbformat.read(chapter, as_version=4).cells[0].source.splitlines()[0].lstrip("# ").strip()
+    title = chapter_nb.cells[0].source.splitlines()[0].lstrip("# ").strip()
     total = POINTS * len(exercises)
     cells = [
         new_markdown_cell(

@@ -174,13 +174,13 @@ def _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, *, e
                     change = step.momentum * velocity[p] + change
                 steps[p] = (change, theta + change)
             if trusted is None:
-                _stop_if_diverged(model, {p: new for p, (_, new) in steps.items()}, epoch, step)
+                _stop_if_diverged({p: new for p, (_, new) in steps.items()}, epoch, step)
             for p, (change, new) in steps.items():
                 velocity[p] = change
                 setattr(model, p, new)
     if trusted is not None:
         try:
-            _stop_if_diverged(model, {p: getattr(model, p) for p in names}, epoch, step)
+            _stop_if_diverged({p: getattr(model, p) for p in names}, epoch, step)
         except ValueError:
             for p in names:
                 setattr(model, p, at_start[p])
@@ -188,7 +188,8 @@ def _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, *, e
             raise
 
 
-def _stop_if_diverged(model, parameters, epoch, step):
+def _stop_if_diverged(parameters, epoch, step):
+    """Raise the ValueError that names the first non-finite parameter of ``parameters`` (name -> array)."""
     for p, new in parameters.items():
         if not np.isfinite(new).all():  # overflow: stop, saying why
             raise ValueError(

@@ -35,7 +35,7 @@ from .._random import as_generator
 from .._threads import thin_blas
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
 from .dense_sweep import SequentialHeatBath
-from .rules import RULES, check_rule_output, descend, resolve_rule
+from .rules import RULES, _heat_bath_scale, check_rule_output, descend, resolve_rule
 
 
 @dataclass(frozen=True)
@@ -158,14 +158,15 @@ def _run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cl
     changed = updates = kept = 0
     zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
     # The default dense case (sequential heat bath) has its own sweep: the same chains, bit for bit,
-    # with a third of the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
+    # with half the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
     fast = None
     if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
         fast = SequentialHeatBath(op.W, op.b, free, units)
     # T as a Python float: a NumPy float64 scalar would turn the lattice's float32 fields into float64.
     for sweep, T in enumerate(temperatures.tolist()):
-        if fast is not None and T > 0 and fast.sweep_scale(T) is not None:
-            changed_now = fast.sweep(state, T, rng)
+        scale = _heat_bath_scale(T, units) if fast is not None and T > 0 else None
+        if scale is not None:
+            changed_now = fast.sweep(state, scale, rng)
         else:
             changed_now = _general_sweep(op, state, schedule, rule if T > 0 else descend, T, units, zero, rng,
                                          checked=checked, rule_label=getattr(rule, "__name__", "custom"))

@@ -4,7 +4,7 @@ The general chain runner (:func:`bmlib.sampling.chains._run`) updates a unit
 through the generic interfaces of the coupling operator and the rule: about
 fifteen NumPy calls per unit, each with a fixed cost of about a microsecond.
 For a dense machine of n = 100 units and 64 chains that fixed cost, not the
-arithmetic, is most of the time. This module runs the same sweep with five
+arithmetic, is most of the time. This module runs the same sweep with seven
 calls per unit:
 
 - the uniform numbers of the whole sweep are drawn in one call (NumPy's
@@ -12,7 +12,8 @@ calls per unit:
   in k calls of size c);
 - the fields, the heat-bath probability and the comparison are the general
   path's operations in the general path's order, on the same arrays (the
-  column of ``W`` is the same view, the product the same matrix product);
+  column of ``W`` is the same view, the product the same matrix product, the
+  factor from field to tanh argument the rule's own ``_heat_bath_scale``);
 - the changed units are counted once per sweep: in a sequential sweep every
   free unit is updated exactly once, so it changed if and only if it differs
   between the start and the end of the sweep.
@@ -47,9 +48,11 @@ class SequentialHeatBath:
     >>> import numpy as np
     >>> import bmlib as bm
     >>> from bmlib.sampling.dense_sweep import SequentialHeatBath
+    >>> from bmlib.sampling.rules import _heat_bath_scale
     >>> W = np.array([[0.0, 1.0], [1.0, 0.0]])
     >>> state = np.ones((4, 2))
-    >>> SequentialHeatBath(W, np.zeros(2), [0, 1], "spins").sweep(state, 1.0, np.random.default_rng(0))
+    >>> sweeper = SequentialHeatBath(W, np.zeros(2), [0, 1], "spins")
+    >>> sweeper.sweep(state, _heat_bath_scale(1.0, "spins"), np.random.default_rng(0))
     1
     >>> state[:, 1]
     array([ 1., -1.,  1.,  1.])
@@ -65,32 +68,26 @@ class SequentialHeatBath:
         self.slices = [slice(i, i + 1) for i in self.order]
         low, high = LEVELS[units]
         self.low, self.high = float(low), float(high)
-        self.level_gap = high - low
 
-    def sweep_scale(self, T):
-        """1 / (half the level gap's temperature), as the heat-bath rule computes it; None if it overflows."""
-        with np.errstate(over="ignore"):
-            scale = np.float64(1.0) / (2.0 * T / self.level_gap)
-        return float(scale) if np.isfinite(scale) else None
-
-    def sweep(self, state, T, rng):
+    def sweep(self, state, scale, rng):
         """Update every unit of ``order`` once, in place; return how many (unit, chain) values changed.
 
         ``state`` is the float array of shape (n_chains, n) of the dense
-        operator; ``T`` > 0 with a finite :meth:`sweep_scale`.
+        operator; ``scale`` is the heat-bath rule's factor for the sweep's
+        temperature, :func:`bmlib.sampling.rules._heat_bath_scale` (not None).
         """
-        scale = self.sweep_scale(T)
         n_chains = state.shape[0]
-        # 2u - 1 < tanh(h / half_width) is the heat-bath rule's test (bmlib.sampling.rules._heat_bath).
+        # 2u - 1 < tanh(h * scale) is the heat-bath rule's test (bmlib.sampling.rules._heat_bath).
         u = rng.random((len(self.order), n_chains, 1))
         u *= 2
         u -= 1
         before = state[:, self.order]
         high, low = self.high, self.low
-        for k, (column, bias, where) in enumerate(zip(self.columns, self.biases, self.slices)):
-            fields = state @ column
-            fields += bias
-            fields *= scale
-            np.tanh(fields, out=fields)
-            state[:, where] = np.where(u[k] < fields, high, low)
+        with np.errstate(over="ignore"):  # h * scale = +-inf at tiny T is the right limit, as in the rule
+            for k, (column, bias, where) in enumerate(zip(self.columns, self.biases, self.slices)):
+                fields = state @ column
+                fields += bias
+                fields *= scale
+                np.tanh(fields, out=fields)
+                state[:, where] = np.where(u[k] < fields, high, low)
         return int(np.count_nonzero(state[:, self.order] != before))

@@ -130,10 +130,24 @@ def heat_bath(values, fields, T, units, rng=None):
     return _heat_bath(*_check_rule_arguments(values, fields, T, units, rng))
 
 
+def _heat_bath_scale(T, units):
+    """The factor taking a field h to the heat-bath rule's tanh argument, 1 / half_width.
+
+    ``half_width = 2 T / (high - low)``. Multiplying by the reciprocal is the
+    fast path; below T ~ 1e-308 the reciprocal overflows, and 0 * inf = NaN
+    would bias a unit with zero field (whose T -> 0 probability is 1/2), so
+    there the result is None and the fields are divided by ``half_width``
+    instead. Shared with the dense sweep (``dense_sweep.py``), whose chains
+    must stay bit for bit this rule's.
+    """
+    low, high = LEVELS[units]
+    with np.errstate(over="ignore"):
+        scale = np.float64(1.0) / (2.0 * T / (high - low))
+    return float(scale) if np.isfinite(scale) else None
+
+
 def _heat_bath(values, fields, T, units, rng):
     """:func:`heat_bath` without the checks: the chain runner's inner loop (arguments already valid)."""
-    low, high = LEVELS[units]
-    half_width = 2.0 * T / (high - low)
     # u < (1 + tanh) / 2  <=>  2u - 1 < tanh, with 2u - 1 exact in u's precision. tanh is
     # evaluated in float64 even for the lattice's float32 fields: NumPy's float32 tanh
     # differs by an ulp (6e-8) between SIMD levels, and with ~1e8 decisions in a chapter
@@ -142,15 +156,13 @@ def _heat_bath(values, fields, T, units, rng):
     u = _uniform(rng, fields)
     u *= 2
     u -= 1
-    # Multiplying by the reciprocal is the fast path; below T ~ 1e-308 the
-    # reciprocal overflows and 0 * inf = NaN would bias a unit with zero field,
-    # whose T -> 0 probability is 1/2, so there the fields are divided instead.
+    scale = _heat_bath_scale(T, units)
     with np.errstate(over="ignore"):  # fields / half_width = +-inf is the right limit
-        scale = np.float64(1.0) / half_width
-        if np.isfinite(scale):
-            x = np.multiply(fields, float(scale), dtype=np.float64)
+        if scale is not None:
+            x = np.multiply(fields, scale, dtype=np.float64)
         else:
-            x = np.divide(fields, half_width, dtype=np.float64)
+            low, high = LEVELS[units]
+            x = np.divide(fields, 2.0 * T / (high - low), dtype=np.float64)
     return _set_levels(u < np.tanh(x), units, values.dtype)
 
 
