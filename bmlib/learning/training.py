@@ -150,28 +150,37 @@ def _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, *, e
     was before the bad step. bmlib's CD and PCD (``trusted``) cannot fail on non-finite
     parameters, so their steps are checked once, at the end of the epoch (a check per step costs
     a tenth of a 10-row step), and a failure restores the model as it was when the epoch began.
+
+    ``trusted`` is None for a reader's provider, or ``(model, batch, rng, scale) -> gradient``
+    times ``scale`` for bmlib's CD and PCD on an RBM (see :mod:`bmlib.learning.chain_step`).
     """
     names = model.parameter_names
     # Steps replace the parameter arrays, never write into them: these stay the epoch's start.
     at_start = {p: getattr(model, p) for p in names}
     velocity_at_start = dict(velocity)
+    # A plain step (no momentum, decay or sign) is learning_rate times the gradient: bmlib's CD and
+    # PCD return it scaled already, which saves a multiplication per parameter.
+    plain = not step.momentum and not step.decayed and step.update == "gradient"
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below
         for batch in _batches(data, batch_size, gen):
             if trusted is not None:  # bmlib's own providers, on rows of the checked data
-                clamped, free = trusted(model, batch, gen)
+                grads = trusted(model, batch, gen, step.learning_rate if plain else 1.0)
             else:
-                clamped, free = _check_statistics(model, provider(model, batch, gen))
+                grads = model._gradient(*_check_statistics(model, provider(model, batch, gen)))
             steps = {}
-            for p, grad in model._gradient(clamped, free).items():
+            for p, grad in grads.items():
                 theta = getattr(model, p)
-                if p in step.decayed:
-                    grad = grad - step.weight_decay * theta
-                if step.update == "sign":
-                    grad = np.sign(grad)
-                # Without momentum the step is learning_rate * grad exactly (0 * v + x == x).
-                change = step.learning_rate * grad
-                if step.momentum:
-                    change = step.momentum * velocity[p] + change
+                if plain and trusted is not None:
+                    change = grad
+                else:
+                    if p in step.decayed:
+                        grad = grad - step.weight_decay * theta
+                    if step.update == "sign":
+                        grad = np.sign(grad)
+                    # Without momentum the step is learning_rate * grad exactly (0 * v + x == x).
+                    change = step.learning_rate * grad
+                    if step.momentum:
+                        change = step.momentum * velocity[p] + change
                 steps[p] = (change, theta + change)
             if trusted is None:
                 _stop_if_diverged({p: new for p, (_, new) in steps.items()}, epoch, step)
@@ -312,7 +321,11 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     # answers; on anything else their own call raises the error that explains why. Exact types:
     # a student's subclass that overrides __call__ must be called.
     chains = (ContrastiveDivergence, PersistentContrastiveDivergence)
-    trusted = provider._statistics if type(provider) in chains and isinstance(model, RBM) else None
+    trusted = None
+    if type(provider) in chains and isinstance(model, RBM):
+        # The sign of a gradient that should be exactly zero must stay zero, so the sign update keeps
+        # the statistics' own difference; every other step comes from chain_gradient, rounded differently.
+        trusted = provider._step if update == "gradient" else _gradient_of_statistics(provider)
     name, measure = _resolve_monitor(monitor, model)
     gen = as_generator(rng)
     decayed = model._decayed if weight_decay else ()
@@ -335,6 +348,13 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
                 break
     return TrainingHistory(first + np.arange(done + 1), np.asarray(values, dtype=float), name, provider,
                            velocity, stopped)
+
+
+def _gradient_of_statistics(provider):
+    """A ``_step``-like function (model, batch, rng, scale) -> unscaled gradient, from the provider's statistics."""
+    def gradient(model, batch, gen, scale):
+        return model._gradient(*provider._statistics(model, batch, gen))
+    return gradient
 
 
 def _starting_velocity(model, resume):
