@@ -348,7 +348,7 @@ def time_dense(quick):
 def dense_crossover(quick):
     """bmlib's sequential sweep against numba's over chain counts and sizes: where each one wins.
 
-    bmlib pays a fixed cost per unit update (about seven NumPy calls, shared by all chains) plus
+    bmlib pays a fixed cost per unit update (three NumPy calls, two for bits, shared by all chains) plus
     BLAS work that grows with n * n_chains; numba pays only the arithmetic, n * n_chains per unit.
     So bmlib gains with many chains and loses with few. Returns {(n, n_chains): numba / bmlib}.
     """

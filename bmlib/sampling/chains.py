@@ -157,8 +157,8 @@ def _run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cl
     acceptance = np.empty(n_kept)
     changed = updates = kept = 0
     zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
-    # The default dense case (sequential heat bath) has its own sweep: the same chains, bit for bit,
-    # with half the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
+    # The default dense case (sequential heat bath) has its own sweep: the same random numbers and test,
+    # with a fifth of the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
     fast = None
     if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
         fast = SequentialHeatBath(op.W, op.b, free, units)

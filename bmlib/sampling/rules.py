@@ -137,8 +137,8 @@ def _heat_bath_scale(T, units):
     fast path; below T ~ 1e-308 the reciprocal overflows, and 0 * inf = NaN
     would bias a unit with zero field (whose T -> 0 probability is 1/2), so
     there the result is None and the fields are divided by ``half_width``
-    instead. Shared with the dense sweep (``dense_sweep.py``), whose chains
-    must stay bit for bit this rule's.
+    instead. Shared with the dense sweep (``dense_sweep.py``), which runs
+    this rule's test in another form.
     """
     low, high = LEVELS[units]
     with np.errstate(over="ignore"):
