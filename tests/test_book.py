@@ -1,7 +1,10 @@
 """The book itself: its rules, and a full build with warnings as errors."""
 import importlib.util
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,7 +133,7 @@ def test_students_copy_has_no_solution_and_everything_else(path):
     removed = len([line for line in chapter_lines if line.strip()]) - len(kept)
     solution_lines = sum(len(block.group(0).splitlines()) for block in re.finditer(
         r"^(`{3,}|:{3,})\{solution\}.*?^\1\s*$", "\n".join(c.source for c in chapter.cells if c.cell_type == "markdown"),
-        flags=re.S | re.M))
+        flags=re.DOTALL | re.MULTILINE))
     assert 0 < removed <= solution_lines
 
 
@@ -247,3 +250,67 @@ def test_bibliography_labels_read_like_the_citations():
     assert by_key["ackley1985learning"] == "Ackley et al., 1985"
     # ``quoted'' renders as curly quotes; a single `quote' shows a literal backtick.
     assert not re.search(r"(?<![`\\])`(?!`)", (ROOT / "book" / "references.bib").read_text()), "a single backtick"
+
+
+# --- stored pictures cannot go stale ----------------------------------------
+# book/conftest.py removes image/png from what nbval leaves out when the running machine's
+# fingerprint (tools/figure_environment.py) is the one the chapter was stored with. A one-cell
+# notebook with a figure is stored, then checked three ways: as stored (passes), with its
+# picture replaced by another one (fails), and with that other picture but a foreign
+# fingerprint (passes: on another machine pictures are not compared).
+
+figure_environment = load("tools/figure_environment.py", "tools_figure_environment")
+
+CELL = """import matplotlib
+matplotlib.use("module://matplotlib_inline.backend_inline")
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots(figsize=(2, 1), dpi=50)
+ax.plot([0, 1, 2], [0, SLOPE, 2 * SLOPE])
+plt.show()
+"""
+
+
+def _notebook(path, slope):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(CELL.replace("SLOPE", str(slope)))]
+    nbformat.write(nb, path)
+    store_outputs.store_outputs(path)
+    return json.loads(path.read_text())
+
+
+def _nbval(path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "book")}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                          "-p", "conftest", "--nbval", "--nbval-current-env", str(path)],
+                         cwd=path.parent, env=env, capture_output=True, text=True, timeout=300)
+    return run.returncode, run.stdout
+
+
+def test_every_chapter_records_where_its_pictures_were_drawn():
+    for path in sorted((ROOT / "book").glob("*.ipynb")):
+        stored = json.loads(path.read_text())["metadata"].get("bmlib", {}).get("figure_environment")
+        assert stored and len(stored) == 16, f"{path.name}: store it with tools/store_outputs.py"
+
+
+@pytest.mark.slow
+def test_a_stale_picture_fails_where_the_pixels_should_match(tmp_path):
+    good = _notebook(tmp_path / "good.ipynb", 1)
+    other = _notebook(tmp_path / "other.ipynb", -1)
+    assert good["metadata"]["bmlib"]["figure_environment"] == figure_environment.fingerprint()
+    code, out = _nbval(tmp_path / "good.ipynb")
+    assert code == 0, out
+
+    stale = json.loads(json.dumps(good))
+    picture = next(o for o in stale["cells"][0]["outputs"] if "image/png" in o.get("data", {}))
+    picture["data"]["image/png"] = next(o for o in other["cells"][0]["outputs"]
+                                        if "image/png" in o.get("data", {}))["data"]["image/png"]
+    (tmp_path / "stale.ipynb").write_text(json.dumps(stale))
+    code, out = _nbval(tmp_path / "stale.ipynb")
+    assert code != 0 and "1 failed" in out, out
+
+    stale["metadata"]["bmlib"]["figure_environment"] = "another machine"
+    (tmp_path / "elsewhere.ipynb").write_text(json.dumps(stale))
+    code, out = _nbval(tmp_path / "elsewhere.ipynb")
+    assert code == 0, out

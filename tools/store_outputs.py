@@ -7,7 +7,8 @@ notebook with nbval and compare, so run this after changing a chapter or the
 library code it calls. It also strips what would make the stored notebook
 differ from run to run: execution timing metadata and saved widget state
 (the static page shows each widget's PNG instead), and gives any cell without
-an id one. It writes the kernelspec as
+an id one. It records where the pictures were drawn (``figure_environment.py``),
+so that the tests compare them too on a machine that draws the same pixels. It writes the kernelspec as
 the installed kernel describes itself ("Python 3 (ipykernel)"), which is what
 JupyterLab writes on opening a notebook: with anything else every chapter
 would open already marked unsaved.
@@ -19,6 +20,9 @@ import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 from nbformat.v4.nbbase import random_cell_id
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figure_environment import fingerprint
 
 KERNEL = "python3"
 
@@ -35,6 +39,7 @@ def store_outputs(path):
     NotebookClient(nb, timeout=300, kernel_name=KERNEL, resources={"metadata": {"path": str(path.parent)}}).execute()
     nb.metadata["kernelspec"] = kernelspec()
     nb.metadata.pop("widgets", None)
+    nb.metadata["bmlib"] = {"figure_environment": fingerprint()}
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if not cell.get("id"):  # a cell pasted in as JSON; nbformat 4.5 wants an id on every cell
