@@ -1,4 +1,16 @@
-"""Shared test set-up: a headless plotting backend and small random models."""
+"""Shared test set-up: a headless plotting backend, small random models, and the chapters' pictures compared.
+
+nbval leaves PNG outputs out of its comparison, because pictures differ
+between machines; a figure that no longer matches the library would then pass
+unnoticed. ``tools/store_outputs.py`` records a fingerprint of what the pixels
+depend on in each chapter's metadata (``tools/figure_environment.py``). Where
+the running machine has the same fingerprint, as the machine the chapters are
+stored on does, every PNG must be the same byte for byte; where it differs
+(another machine, or the perturbed runs of ``tests/test_any_machine.py``), the
+pictures are left out as before. The hook is here, not in a ``book/conftest.py``:
+two ``conftest`` modules would shadow each other for ``from conftest import``.
+It is called once with every collected item, the chapters' cells included.
+"""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -11,6 +23,22 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+sys.path.insert(0, str(ROOT / "tools"))
+from figure_environment import fingerprint  # noqa: E402  (a script beside the tests, not a package)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    here = None
+    for notebook in {item.parent for item in items if hasattr(item.parent, "skip_compare")}:
+        nb = getattr(notebook, "nb", None)
+        stored = (nb.metadata.get("bmlib", {}) if nb is not None else {}).get("figure_environment")
+        if stored is None:
+            continue
+        here = here or fingerprint()
+        if stored == here:
+            notebook.skip_compare = tuple(k for k in notebook.skip_compare if k != "image/png")
 
 
 #: Lines the JupyterLab test measures (run-all time, redraw latency), printed after the run.

@@ -253,7 +253,7 @@ def test_bibliography_labels_read_like_the_citations():
 
 
 # --- stored pictures cannot go stale ----------------------------------------
-# book/conftest.py removes image/png from what nbval leaves out when the running machine's
+# tests/conftest.py removes image/png from what nbval leaves out when the running machine's
 # fingerprint (tools/figure_environment.py) is the one the chapter was stored with. A one-cell
 # notebook with a figure is stored, then checked three ways: as stored (passes), with its
 # picture replaced by another one (fails), and with that other picture but a foreign
@@ -281,7 +281,7 @@ def _notebook(path, slope):
 
 
 def _nbval(path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "book")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                           "-p", "conftest", "--nbval", "--nbval-current-env", str(path)],
                          cwd=path.parent, env=env, capture_output=True, text=True, timeout=300)

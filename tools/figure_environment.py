@@ -5,7 +5,7 @@ between machines: another FreeType, Pillow or Matplotlib, or floats that
 round differently and move an antialiased edge by a pixel). So a stale
 figure, one whose stored picture no longer matches what bmlib draws, would
 pass. ``tools/store_outputs.py`` records this fingerprint in each chapter's
-metadata (``bmlib.figure_environment``); ``book/conftest.py`` has nbval
+metadata (``bmlib.figure_environment``); a hook in ``tests/conftest.py`` has nbval
 compare the pictures byte for byte wherever the fingerprint of the running
 machine is the same, and leaves them out, as nbval does, everywhere else.
 
