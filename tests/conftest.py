@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import importlib.util  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -25,8 +26,12 @@ import pytest  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-sys.path.insert(0, str(ROOT / "tools"))
-from figure_environment import fingerprint  # noqa: E402  (a script beside the tests, not a package)
+def _fingerprint():
+    """tools/figure_environment.py's fingerprint, loaded by its file (tools/ is scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location("tools_figure_environment", ROOT / "tools" / "figure_environment.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.fingerprint()
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -36,7 +41,7 @@ def pytest_collection_modifyitems(session, config, items):
         stored = (nb.metadata.get("bmlib", {}) if nb is not None else {}).get("figure_environment")
         if stored is None:
             continue
-        here = here or fingerprint()
+        here = here or _fingerprint()
         if stored == here:
             notebook.skip_compare = tuple(k for k in notebook.skip_compare if k != "image/png")
 

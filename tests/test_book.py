@@ -280,6 +280,11 @@ def _notebook(path, slope):
     return json.loads(path.read_text())
 
 
+def _picture(nb):
+    """The output data holding the one figure of a one-cell notebook (a dict, changed in place)."""
+    return next(o["data"] for o in nb["cells"][0]["outputs"] if "image/png" in o.get("data", {}))
+
+
 def _nbval(path):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
@@ -303,9 +308,7 @@ def test_a_stale_picture_fails_where_the_pixels_should_match(tmp_path):
     assert code == 0, out
 
     stale = json.loads(json.dumps(good))
-    picture = next(o for o in stale["cells"][0]["outputs"] if "image/png" in o.get("data", {}))
-    picture["data"]["image/png"] = next(o for o in other["cells"][0]["outputs"]
-                                        if "image/png" in o.get("data", {}))["data"]["image/png"]
+    _picture(stale)["image/png"] = _picture(other)["image/png"]
     (tmp_path / "stale.ipynb").write_text(json.dumps(stale))
     code, out = _nbval(tmp_path / "stale.ipynb")
     assert code != 0 and "1 failed" in out, out

@@ -8,7 +8,8 @@ library code it calls. It also strips what would make the stored notebook
 differ from run to run: execution timing metadata and saved widget state
 (the static page shows each widget's PNG instead), and gives any cell without
 an id one. It records where the pictures were drawn (``figure_environment.py``),
-so that the tests compare them too on a machine that draws the same pixels. It writes the kernelspec as
+so that the tests compare them too on a machine that draws the same pixels.
+It writes the kernelspec as
 the installed kernel describes itself ("Python 3 (ipykernel)"), which is what
 JupyterLab writes on opening a notebook: with anything else every chapter
 would open already marked unsaved.

@@ -23,32 +23,18 @@ the same.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-# (B, C, scale, T) -> s as a column: the weights of the rows, built once per batch shape.
-_WEIGHT_CACHE_SIZE = 16
 
-
-class _RowWeights:
-    """``s`` of the module docstring, as a column (B + C, 1), cached for the few shapes of one training run."""
-
-    def __init__(self):
-        self._cache = {}
-
-    def __call__(self, n_clamped, n_free, scale, T):
-        key = (n_clamped, n_free, scale, T)
-        s = self._cache.get(key)
-        if s is None:
-            if len(self._cache) >= _WEIGHT_CACHE_SIZE:
-                self._cache.clear()
-            s = np.empty((n_clamped + n_free, 1))
-            s[:n_clamped] = scale / T / n_clamped
-            s[n_clamped:] = -scale / T / n_free
-            self._cache[key] = s
-        return s
-
-
-_row_weights = _RowWeights()
+@functools.lru_cache(maxsize=16)  # the few batch shapes of a training run; s is only read
+def _row_weights(n_clamped, n_free, scale, T):
+    """``s`` of the module docstring, as a column of shape (B + C, 1)."""
+    s = np.empty((n_clamped + n_free, 1))
+    s[:n_clamped] = scale / T / n_clamped
+    s[n_clamped:] = -scale / T / n_free
+    return s
 
 
 def chain_gradient(model, batch, chains, k, gen, scale=1.0):

@@ -161,6 +161,7 @@ def _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, *, e
     # A plain step (no momentum, decay or sign) is learning_rate times the gradient: bmlib's CD and
     # PCD return it scaled already, which saves a multiplication per parameter.
     plain = not step.momentum and not step.decayed and step.update == "gradient"
+    is_step = plain and trusted is not None
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below
         for batch in _batches(data, batch_size, gen):
             if trusted is not None:  # bmlib's own providers, on rows of the checked data
@@ -170,7 +171,7 @@ def _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, *, e
             steps = {}
             for p, grad in grads.items():
                 theta = getattr(model, p)
-                if plain and trusted is not None:
+                if is_step:
                     change = grad
                 else:
                     if p in step.decayed:
