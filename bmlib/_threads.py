@@ -10,8 +10,9 @@ RBM AIS run 35 times longer (``benchmarks/blas_threads.py`` measures it).
 
 :func:`thin_blas` wraps a public function so that its body runs with the BLAS
 limited to one thread (threadpoolctl, set and restored around the call, about
-10 microseconds). Nested calls do not set it again. Results do not depend on
-it: OpenBLAS splits a product by output blocks, so every entry is summed in
+10 microseconds). Nested calls do not set it again, and calls from several
+Python threads at once share one limit, restored when the last of them
+ends. Results do not depend on it: OpenBLAS splits a product by output blocks, so every entry is summed in
 the same order either way (the chapters are re-executed under both in
 ``tests/test_any_machine.py``).
 
@@ -44,6 +45,13 @@ def _blas_controller():
 def thin_blas(func):
     """Decorator: run ``func`` with the BLAS on one thread (once, at the outermost call).
 
+    The BLAS thread count is a setting of the whole process, while calls may
+    come from several Python threads at once. So the limit is shared: the
+    first call to enter records the count it finds and sets one thread, and
+    the last call to leave puts the recorded count back. (Each call limiting
+    and restoring on its own would let a call that entered while another held
+    the limit "restore" one thread, for the rest of the process.)
+
     Examples
     --------
     >>> import numpy as np
@@ -63,10 +71,38 @@ def thin_blas(func):
         if not controller:
             return func(*args, **kwargs)
         _state.inside = True
+        _enter(controller)
         try:
-            with controller.limit(limits=1):
-                return func(*args, **kwargs)
+            return func(*args, **kwargs)
         finally:
+            _leave(controller)
             _state.inside = False
 
     return wrapper
+
+
+# How many calls are inside a thin_blas function right now, over all Python threads,
+# and the BLAS setting the first of them found; both guarded by _lock.
+_lock = threading.Lock()
+_active = 0
+_found = None
+
+
+def _enter(controller):
+    global _active, _found
+    with _lock:
+        if _active == 0:
+            _found = controller.info()
+            controller.limit(limits=1)
+        _active += 1
+
+
+def _leave(controller):
+    global _active, _found
+    with _lock:
+        _active -= 1
+        if _active == 0:
+            # Each BLAS library back to the count it had: threadpoolctl's limit() takes a
+            # {prefix: threads} mapping, as its own restore does.
+            controller.limit(limits={lib["prefix"]: lib["num_threads"] for lib in _found})
+            _found = None
