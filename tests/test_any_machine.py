@@ -9,6 +9,11 @@ here. This test re-executes every chapter with floating point perturbed in
 those ways *on this machine* and requires the stored outputs all the same.
 The perturbed runs are independent processes and run side by side.
 
+The library's own tests run once more too, on one BLAS thread with the other
+OpenBLAS kernel: two tests that asserted the last bit of a BLAS sum passed
+here and failed on a machine whose OpenBLAS runs the Haswell kernel, so a
+test that depends on this machine's rounding must fail here first.
+
 Each perturbation first checks in a child process that it took effect (the
 BLAS kernel and thread count reported by threadpoolctl, NumPy's dispatched
 features); one that cannot be applied here is skipped with the reason.
@@ -100,6 +105,28 @@ def _key(changes):
     return json.dumps(changes, sort_keys=True)
 
 
+#: The library tests of the perturbed run: everything but what builds or drives the book (run by the
+#: chapters' perturbations above), the fuzz test (it checks refusals, not digits) and the other
+#: perturbed runs themselves.
+_NOT_LIBRARY = ("test_any_machine.py", "test_book.py", "test_browser.py", "test_jupyterlab.py", "test_pdf.py",
+                "test_assignments.py", "test_fuzz.py")
+
+
+def _library_perturbation():
+    """One thread and the other OpenBLAS kernel at once, for the library tests."""
+    kernel = _NEWER if _NEWER and (_NEWER != "Haswell" or _has_avx2()) else _GENERIC
+    changes = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    if kernel:
+        changes["OPENBLAS_CORETYPE"] = kernel
+    return changes
+
+
+def _library_command():
+    ignored = [f"--ignore=tests/{name}" for name in _NOT_LIBRARY]
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--doctest-modules",
+            "-m", "not slow and not build", *ignored, "bmlib", "tests"]
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Every perturbation's re-execution, started at once: they are independent, and on a machine
@@ -120,6 +147,16 @@ def runs(tmp_path_factory):
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
             )
         started[_key(changes)] = ([], process, log)
+    changes = _library_perturbation()
+    env = _environment(**changes)
+    problems = _took_effect(changes, _probe(env))
+    log = tmp_path_factory.mktemp("any_machine_library") / "pytest.log"
+    process = None
+    if not problems:
+        with open(log, "w") as out:
+            process = subprocess.Popen(_library_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                       text=True)
+    started["library"] = (problems, process, log)
     yield started
     for _, process, _ in started.values():
         if process is not None and process.poll() is None:
@@ -137,4 +174,17 @@ def test_chapters_match_their_stored_outputs_with_perturbed_floating_point(chang
     summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
     assert returncode == 0, (
         f"with {changes} the chapters' outputs differ from the stored ones:\n{summary}\n\n{stdout[-6000:]}"
+    )
+
+
+@pytest.mark.slow
+def test_library_tests_pass_with_perturbed_floating_point(runs):
+    problems, process, log = runs["library"]
+    if problems:
+        pytest.skip("perturbation not possible on this machine: " + "; ".join(problems))
+    returncode = process.wait(timeout=1800)
+    stdout = log.read_text()
+    summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
+    assert returncode == 0, (
+        f"with {_library_perturbation()} the library tests fail:\n{summary}\n\n{stdout[-6000:]}"
     )
