@@ -87,7 +87,9 @@ def save_model(path, model, *, overwrite=False):
     The file is written under a temporary name in the destination's directory
     and then renamed over ``path`` in one step, so an existing file is either
     replaced whole or left untouched, even if the disk fills up or the save is
-    interrupted; the temporary file is removed on any failure.
+    interrupted (``KeyboardInterrupt`` propagates); the temporary file is
+    removed on any failure. Temporaries of this destination left by a save
+    that was killed (their process is gone) are removed first.
 
     Parameters
     ----------
@@ -305,9 +307,11 @@ def _scalar(archive, key, kind):
 def load_model(path):
     """Read a model written by :func:`save_model`.
 
-    Every member's ``.npy`` header is checked against the model's kind and
-    sizes before any array is read, so a hostile file (an extra or oversized
-    member, Python objects, a zip bomb) is refused without reading its data.
+    Only a regular file is read (symlinks are followed). Every member's
+    ``.npy`` header is checked against the model's kind and sizes, and the
+    memory they need against ``bmlib.MEMORY_BUDGET``, before any array is
+    read, so a hostile file (an extra or oversized member, Python objects, a
+    zip bomb) is refused without reading its data.
 
     Parameters
     ----------
@@ -320,12 +324,29 @@ def load_model(path):
 
     Raises
     ------
+    FileNotFoundError
+        If ``path`` does not exist.
     ValueError
-        If the file is damaged or truncated, is not a bmlib model file, has a
-        newer format version, holds members other than its fields or arrays of
-        Python objects, or its fields do not fit together (names, shapes,
-        dtypes, sizes, units, temperature, symmetry, mask). The message names
-        the file, and the member or field at fault.
+        If ``path`` is not a regular file (a directory, a FIFO, a device such
+        as ``/dev/zero``) or holds a NUL byte, if the file is damaged or
+        truncated, is not a bmlib model file, has a newer format version, holds
+        members other than its fields or arrays of Python objects, declares
+        arrays or a model needing more than ``bmlib.MEMORY_BUDGET``, or its
+        fields do not fit together (names, shapes, dtypes, sizes, units,
+        temperature, symmetry, mask). The message names the file, and the
+        member or field at fault.
+
+    Examples
+    --------
+    >>> import os, tempfile, bmlib as bm
+    >>> folder = tempfile.mkdtemp()
+    >>> path = bm.save_model(os.path.join(folder, "m"), bm.RBM(3, 2, rng=0))
+    >>> bm.load_model(path)
+    RBM(n_visible=3, n_hidden=2, units='spins', T=1.0)
+    >>> bm.load_model(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ... is a directory, not a bmlib model file: only a regular file is read
     """
     path = _source(path)
     with Archive(path, _FIELDS) as archive:

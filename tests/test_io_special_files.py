@@ -118,6 +118,7 @@ def deflated_zeros(archive, name, header, nbytes, chunk=2**24):
     """A deflated member ``name``: an .npy ``header`` then ``nbytes`` zero bytes, streamed (never held whole)."""
     info = zipfile.ZipInfo(name)
     info.compress_type = zipfile.ZIP_DEFLATED
+    info._compresslevel = 1  # twice as fast as the default on zeros, at 1/230 of their size
     zeros = bytes(chunk)
     with archive.open(info, "w", force_zip64=True) as member:
         member.write(header)
@@ -141,7 +142,7 @@ def small_npy(value):
 
 
 def crafted_machine(path, n):
-    """A consistent BoltzmannMachine file of ``n`` units with zero weights, deflated to about n**2 / 900 bytes."""
+    """A consistent BoltzmannMachine file of ``n`` units with zero weights, deflated to about n**2 / 25 bytes."""
     with zipfile.ZipFile(path, "w") as archive:
         for key, value in {"format": "bmlib-model", "version": 1, "kind": "BoltzmannMachine", "units": "spins",
                            "T": 1.0, "n_visible": n, "n_hidden": 0}.items():
@@ -153,11 +154,12 @@ def crafted_machine(path, n):
 
 
 def test_a_crafted_deflated_file_beyond_the_model_budget_is_refused_before_inflating(tmp_path):
-    # The issue's file: a 16000-unit machine in a few MB, whose W and mask inflate to 2.3 GB; the constructor
-    # refuses such a machine (its weights and working copies need 7.6 GiB), so loading must refuse it first.
-    n = 16000
+    # As the issue's file (a 16000-unit machine in 2.2 MB, inflated to 2.2 GB before the constructor refused it),
+    # with the fewest units that the constructor refuses (its weights and working copies need 4 GiB and 1 kB): a
+    # file of 5 MB whose W and mask would inflate to 1.2 GB.
+    n = 11586
     path = crafted_machine(tmp_path / "crafted.npz", n)
-    assert path.stat().st_size < 3 * 2**20
+    assert path.stat().st_size < 8 * 2**20
     with pytest.raises(ValueError, match="above bmlib's budget"):
         bm.BoltzmannMachine(n)  # the constructor's own refusal, made before it allocates
     tracemalloc.start()
@@ -168,7 +170,7 @@ def test_a_crafted_deflated_file_beyond_the_model_budget_is_refused_before_infla
     finally:
         tracemalloc.stop()
     assert str(raised.value) == (
-        f"{path}: a BoltzmannMachine of n_visible = 16000 and n_hidden = 0 would need 7.63 GiB of memory (its "
+        f"{path}: a BoltzmannMachine of n_visible = 11586 and n_hidden = 0 would need 4 GiB of memory (its "
         f"weights and their working copies), above bmlib's budget of 4 GiB (bmlib.MEMORY_BUDGET); the file is "
         f"refused before its arrays are read")
     assert peak < FEW_MB, f"loading allocated {peak / 2**20:.0f} MiB before refusing the file"
@@ -186,12 +188,14 @@ def test_the_loader_refuses_exactly_what_the_constructor_refuses_for_memory(kind
         getattr(bm, kind)(*bigger)
 
 
-def test_members_declaring_more_than_the_budget_together_are_refused_unread(tmp_path):
-    # Each member alone is consistent (deflate can hold it), the sum of what they declare is beyond the budget.
+def test_members_declaring_more_than_the_budget_together_are_refused_unread(tmp_path, monkeypatch):
+    # Each member alone is consistent (its zeros deflate to what it occupies), but together they declare more
+    # than the budget. The budget is lowered to 1 MiB for the test, so that the file is small and quick to make.
+    monkeypatch.setattr(bmlib._npz, "MEMORY_BUDGET", 2**20)
     path = tmp_path / "big.npz"
     with zipfile.ZipFile(path, "w") as archive:
         for name in ("W.npy", "mask.npy", "b.npy"):
-            deflated_zeros(archive, name, npy_header((2**27 + 2**26,), "<f8"), 8 * (2**27 + 2**26))
+            deflated_zeros(archive, name, npy_header((2**16,), "<f8"), 8 * 2**16)  # 512 KiB each
     tracemalloc.start()
     try:
         with pytest.raises(ValueError) as raised:
@@ -200,9 +204,12 @@ def test_members_declaring_more_than_the_budget_together_are_refused_unread(tmp_
     finally:
         tracemalloc.stop()
     assert str(raised.value) == (
-        f"{path}: its members declare arrays of 4.5 GiB in all (W.npy, mask.npy, b.npy), above bmlib's budget of "
-        f"4 GiB (bmlib.MEMORY_BUDGET); the file is refused before they are read")
-    assert peak < FEW_MB
+        f"{path}: its members declare arrays of 1.5 MiB in all (W.npy, mask.npy, b.npy), above bmlib's budget of "
+        f"1 MiB (bmlib.MEMORY_BUDGET); the file is refused before they are read")
+    assert peak < 2**19  # less than one member
+    monkeypatch.setattr(bmlib._npz, "MEMORY_BUDGET", 3 * 8 * 2**16)  # exactly what they declare: not refused
+    with pytest.raises(ValueError, match="the field 'format' is missing"):
+        bm.load_model(path)
 
 
 # --- saving: temporaries of killed saves are removed by the next save ---
