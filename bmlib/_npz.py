@@ -162,7 +162,7 @@ class Archive:
         total = sum(member.nbytes for member in self.members.values())
         if total > MEMORY_BUDGET:
             names = ", ".join(member.info.filename for member in self.members.values())
-            raise ValueError(f"{self.path}: its members declare arrays of {_format_bytes(total)} in all ({names}), "
+            raise ValueError(f"{self.path}: its members declare arrays of {total:,} bytes ({_format_bytes(total)}) in all ({names}), "
                              f"above bmlib's budget of {_format_bytes(MEMORY_BUDGET)} (bmlib.MEMORY_BUDGET); the file "
                              f"is refused before they are read")
 
