@@ -162,9 +162,9 @@ class Archive:
         total = sum(member.nbytes for member in self.members.values())
         if total > MEMORY_BUDGET:
             names = ", ".join(member.info.filename for member in self.members.values())
-            raise ValueError(f"{self.path}: its members declare arrays of {total:,} bytes ({_format_bytes(total)}) in all ({names}), "
-                             f"above bmlib's budget of {_format_bytes(MEMORY_BUDGET)} (bmlib.MEMORY_BUDGET); the file "
-                             f"is refused before they are read")
+            raise ValueError(f"{self.path}: its members declare arrays of {total:,} bytes ({_format_bytes(total)}) "
+                             f"in all ({names}), above bmlib's budget of {_format_bytes(MEMORY_BUDGET)} "
+                             f"(bmlib.MEMORY_BUDGET); the file is refused before they are read")
 
     def _check_size(self, info, file_size):
         where = f"{self.path}: the member {info.filename!r}"
@@ -256,8 +256,8 @@ _ZIP_VERSION = 45
 #: Every timestamp is 1980-01-01 00:00 (the zip epoch, as zipfile.ZipInfo's default): the same model gives
 #: the same bytes.
 _DOS_TIME, _DOS_DATE = 0, (0 << 9) | (1 << 5) | 1
-#: Member permissions rw-r--r-- in the Unix part of the external attributes (zipfile writes rw-------).
-_EXTERNAL_ATTR = 0o644 << 16
+#: A regular file, rw-r--r--, in the Unix part of the external attributes (zipfile writes ?rw-------).
+_EXTERNAL_ATTR = (stat.S_IFREG | 0o644) << 16
 _FFFF = 0xFFFFFFFF
 
 

@@ -225,11 +225,13 @@ def _running(pid):
     """Whether a process with id ``pid`` exists on this machine."""
     if pid <= 0:
         return False
+    if os.name == "nt":
+        return True  # os.kill(pid, 0) would terminate the process there, not probe it: keep every file
     try:
         os.kill(pid, 0)  # signal 0: only checks that the process exists and may be signalled
     except ProcessLookupError:
         return False
-    except (PermissionError, OverflowError, OSError):
+    except (OSError, OverflowError):  # PermissionError among them
         return True  # it exists (another user's), or cannot be checked: keep its file
     return True
 

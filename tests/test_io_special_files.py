@@ -170,9 +170,9 @@ def test_a_crafted_deflated_file_beyond_the_model_budget_is_refused_before_infla
     finally:
         tracemalloc.stop()
     assert str(raised.value) == (
-        f"{path}: a BoltzmannMachine of n_visible = 11586 and n_hidden = 0 would need 4,295,532,672 bytes (4 GiB) of memory (its "
-        f"weights and their working copies), above bmlib's budget of 4 GiB (bmlib.MEMORY_BUDGET); the file is "
-        f"refused before its arrays are read")
+        f"{path}: a BoltzmannMachine of n_visible = 11586 and n_hidden = 0 would need 4,295,532,672 bytes "
+        f"(4 GiB) of memory (its weights and their working copies), above bmlib's budget of 4 GiB "
+        f"(bmlib.MEMORY_BUDGET); the file is refused before its arrays are read")
     assert peak < FEW_MB, f"loading allocated {peak / 2**20:.0f} MiB before refusing the file"
 
 
@@ -204,8 +204,8 @@ def test_members_declaring_more_than_the_budget_together_are_refused_unread(tmp_
     finally:
         tracemalloc.stop()
     assert str(raised.value) == (
-        f"{path}: its members declare arrays of 1,572,864 bytes (1.5 MiB) in all (W.npy, mask.npy, b.npy), above bmlib's budget of "
-        f"1 MiB (bmlib.MEMORY_BUDGET); the file is refused before they are read")
+        f"{path}: its members declare arrays of 1,572,864 bytes (1.5 MiB) in all (W.npy, mask.npy, b.npy), "
+        f"above bmlib's budget of 1 MiB (bmlib.MEMORY_BUDGET); the file is refused before they are read")
     assert peak < 2**19  # less than one member
     monkeypatch.setattr(bmlib._npz, "MEMORY_BUDGET", 3 * 8 * 2**16)  # exactly what they declare: not refused
     with pytest.raises(ValueError, match="the field 'format' is missing"):
@@ -346,7 +346,8 @@ def test_a_full_disk_names_the_destination_and_keeps_errno(rbm, tmp_path, monkey
     with pytest.raises(OSError) as raised:
         bm.save_model(path, rbm, overwrite=True)
     assert raised.value.errno == errno.ENOSPC
-    assert str(raised.value) == f"[Errno 28] cannot save the model to {path!r}: No space left on device (while writing it)"
+    assert str(raised.value) == (f"[Errno 28] cannot save the model to {path!r}: No space left on device "
+                                 f"(while writing it)")
     assert os.listdir(tmp_path) == ["model.npz"]
 
 
