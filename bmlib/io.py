@@ -366,7 +366,7 @@ def load_model(path):
         need = _model_bytes(kind, n_v, n_h)
         if n_v >= 0 and n_h >= 0 and need > MEMORY_BUDGET:  # negative sizes: refused by the shapes below
             raise ValueError(f"{path}: a {kind} of n_visible = {n_v} and n_hidden = {n_h} would need "
-                             f"{_format_bytes(need)} of memory (its weights and their working copies), above "
+                             f"{need:,} bytes ({_format_bytes(need)}) of memory (its weights and their working copies), above "
                              f"bmlib's budget of {_format_bytes(MEMORY_BUDGET)} (bmlib.MEMORY_BUDGET); the file "
                              f"is refused before its arrays are read")
         units, T = _scalar(archive, "units", str), _scalar(archive, "T", float)
