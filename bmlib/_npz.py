@@ -86,10 +86,12 @@ class Archive:
     Raises
     ------
     ValueError
-        Naming the file (and the member) if the file is a directory, a single
-        ``.npy`` array, not a zip archive, or has a member that is unexpected,
-        repeated, encrypted, compressed other than by deflate, not an ``.npy``
-        array, holds Python objects, or whose declared size does not match its header.
+        Naming the file (and the member) if the file is not a regular file (a
+        directory, a FIFO, a device), is a single ``.npy`` array, not a zip
+        archive, or has a member that is unexpected, repeated, encrypted,
+        compressed other than by deflate, not an ``.npy`` array, holds Python
+        objects, or whose declared size does not match its header; or if its
+        members together declare more than ``bmlib.MEMORY_BUDGET`` bytes.
     """
 
     def __init__(self, path, fields):
