@@ -7,21 +7,35 @@ each member's size as declared by the zip directory is exactly what its header
 needs. The caller then checks the shapes and dtypes against what it expects and
 reads only the members it wants, with ``allow_pickle=False``.
 
+Only a regular file is read (symlinks followed): a FIFO would block the
+reader for ever and a device such as ``/dev/zero`` has no end. The file is
+opened without blocking and checked through the opened descriptor, so that it
+cannot be swapped for something else between the check and the read.
+
 Memory: a stored member (the way numpy and bmlib write) cannot make a read
 allocate more than the file's size on disk; a deflated one no more than
-deflate's largest expansion of the bytes it occupies.
+deflate's largest expansion of the bytes it occupies; and all members together
+no more than ``bmlib.MEMORY_BUDGET``, checked before any is read.
+
+:func:`write_npz` writes such an archive itself (stored members, as
+``np.savez``), so that an interrupt at any point leaves nothing half-open that
+would turn it into another error.
 """
 from __future__ import annotations
 
 import io
 import math
 import os
+import stat
+import struct
 import tokenize
 import zipfile
 import zlib
 from typing import NamedTuple
 
 import numpy as np
+
+from ._checks import MEMORY_BUDGET, _format_bytes
 
 _MAGIC = b"\x93NUMPY"
 #: Longest ``.npy`` header text accepted; numpy's own default limit for untrusted files.
@@ -33,6 +47,9 @@ _READERS = {1: np.lib.format.read_array_header_1_0, 2: np.lib.format.read_array_
 #: numpy's header parser can raise any of these on a malformed header (tokenize and ast leak through).
 _HEADER_ERRORS = (ValueError, TypeError, SyntaxError, OverflowError, RecursionError, tokenize.TokenError)
 _READ_ERRORS = (OSError, EOFError, ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error)
+#: What each kind of file that is not a regular one is called in a refusal.
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
 def damaged(path, exc):
@@ -69,17 +86,17 @@ class Archive:
     Raises
     ------
     ValueError
-        Naming the file (and the member) if the file is a directory, a single
-        ``.npy`` array, not a zip archive, or has a member that is unexpected,
-        repeated, encrypted, compressed other than by deflate, not an ``.npy``
-        array, holds Python objects, or whose declared size does not match its header.
+        Naming the file (and the member) if the file is not a regular file (a
+        directory, a FIFO, a device), is a single ``.npy`` array, not a zip
+        archive, or has a member that is unexpected, repeated, encrypted,
+        compressed other than by deflate, not an ``.npy`` array, holds Python
+        objects, or whose declared size does not match its header; or if its
+        members together declare more than ``bmlib.MEMORY_BUDGET`` bytes.
     """
 
     def __init__(self, path, fields):
         self.path = path
-        if os.path.isdir(path):
-            raise ValueError(f"{path} is a directory, not a bmlib model file")
-        self._file = open(path, "rb")
+        self._file = open_regular(path)
         try:
             if self._file.read(len(_MAGIC)) == _MAGIC:
                 raise ValueError(f"{path} is not a bmlib model file: it holds a single array, not an .npz archive")
@@ -95,6 +112,7 @@ class Archive:
             for info in infos:
                 self._check_size(info, file_size)
                 self.members[info.filename[: -len(".npy")]] = self._read_header(info)
+            self._check_total()
         except BaseException:
             self.close()
             raise
@@ -139,6 +157,16 @@ class Archive:
             if name in seen:
                 raise ValueError(f"{self.path} is not a bmlib model file: it holds the member {name!r} twice")
             seen.add(name)
+
+    def _check_total(self):
+        # Each member is consistent with its size on disk; together they must also fit the budget, since
+        # the caller reads them all (a few MB of deflated zeros can declare gigabytes).
+        total = sum(member.nbytes for member in self.members.values())
+        if total > MEMORY_BUDGET:
+            names = ", ".join(member.info.filename for member in self.members.values())
+            raise ValueError(f"{self.path}: its members declare arrays of {total:,} bytes ({_format_bytes(total)}) "
+                             f"in all ({names}), above bmlib's budget of {_format_bytes(MEMORY_BUDGET)} "
+                             f"(bmlib.MEMORY_BUDGET); the file is refused before they are read")
 
     def _check_size(self, info, file_size):
         where = f"{self.path}: the member {info.filename!r}"
@@ -191,3 +219,130 @@ class Archive:
             raise ValueError(f"{where} declares {info.file_size:,} bytes but its .npy header (shape {shape}, "
                              f"dtype {dtype}) needs {needed:,}")
         return member
+
+
+def _kind_of(mode):
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path):
+    """``path`` opened for binary reading if it is a regular file (after following symlinks), else a ValueError.
+
+    The file is opened with ``O_NONBLOCK``, so that a FIFO without a writer
+    cannot block, and the opened descriptor is checked with ``fstat``: a path
+    swapped for a FIFO or a device after a check of the path is still refused.
+    """
+    try:  # the path first, for a socket (which cannot be opened) and a directory (not everywhere opened)
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # missing, or no permission: open() below raises the standard error
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ValueError(f"{path} is {_kind_of(mode)}, not a bmlib model file: only a regular file is read")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    descriptor = os.open(path, flags)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{path} is {_kind_of(mode)}, not a bmlib model file: only a regular file is read")
+        # O_NONBLOCK has no effect on a regular file: nothing to undo.
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+# --- writing ---
+
+#: Zip format constants (PKWARE APPNOTE 6.3): version 4.5 (zip64), members stored (method 0), no flags.
+_ZIP_VERSION = 45
+#: Every timestamp is 1980-01-01 00:00 (the zip epoch, as zipfile.ZipInfo's default): the same model gives
+#: the same bytes.
+_DOS_TIME, _DOS_DATE = 0, (0 << 9) | (1 << 5) | 1
+#: A regular file, rw-r--r--, in the Unix part of the external attributes (zipfile writes ?rw-------).
+_EXTERNAL_ATTR = (stat.S_IFREG | 0o644) << 16
+_FFFF = 0xFFFFFFFF
+
+
+class _Checksummed:
+    """A write-only stream that passes bytes on, counting them and keeping their CRC-32."""
+
+    def __init__(self, stream):
+        self.stream, self.size, self.crc = stream, 0, 0
+
+    def write(self, data):
+        data = memoryview(data).cast("B")
+        self.crc = zlib.crc32(data, self.crc)
+        self.size += len(data)
+        self.stream.write(data)
+        return len(data)
+
+
+def _write_npy(stream, array):
+    """``array`` in ``.npy`` format onto ``stream`` (a writer of bytes), never with pickle."""
+    np.lib.format.write_array(stream, array, allow_pickle=False)
+
+
+def _local_header(name, crc, size):
+    # Sizes 0xFFFFFFFF here, the real ones in the zip64 extra field (id 1: size, compressed size).
+    extra = struct.pack("<HHQQ", 1, 16, size, size)
+    return struct.pack("<IHHHHHIIIHH", 0x04034B50, _ZIP_VERSION, 0, 0, _DOS_TIME, _DOS_DATE, crc, _FFFF, _FFFF,
+                       len(name), len(extra)) + name + extra
+
+
+def _central_header(name, crc, size, offset):
+    extra = struct.pack("<HHQQQ", 1, 24, size, size, offset)  # zip64: size, compressed size, header offset
+    return struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, (3 << 8) | _ZIP_VERSION, _ZIP_VERSION, 0, 0, _DOS_TIME,
+                       _DOS_DATE, crc, _FFFF, _FFFF, len(name), len(extra), 0, 0, 0, _EXTERNAL_ATTR,
+                       _FFFF) + name + extra
+
+
+def write_npz(stream, arrays):
+    """Write ``arrays`` to ``stream`` as an ``.npz`` archive of stored (uncompressed) ``.npy`` members.
+
+    The layout is ``np.savez``'s, with zip64 records throughout (as numpy's
+    ``force_zip64``), readable by ``np.load``, :mod:`zipfile` and unzip tools.
+    It is written here rather than through :class:`zipfile.ZipFile`, whose
+    writer refuses to close after an interrupt that came while it opened a
+    member ("Can't close the ZIP file while there is an open writing handle"),
+    replacing the ``KeyboardInterrupt`` by that ``ValueError``; here an
+    interrupt simply propagates, leaving a partial file that the caller discards.
+
+    Parameters
+    ----------
+    stream : binary file
+        Open for writing, seekable, positioned at 0.
+    arrays : dict of str to ndarray
+        Member names (without ``.npy``, ASCII) and arrays, none of dtype object.
+
+    Examples
+    --------
+    >>> import io, numpy as np
+    >>> buffer = io.BytesIO()
+    >>> write_npz(buffer, {"a": np.arange(3), "b": np.eye(2, dtype=bool)})
+    >>> with np.load(io.BytesIO(buffer.getvalue()), allow_pickle=False) as f:
+    ...     f["a"].tolist(), f["b"].tolist()
+    ([0, 1, 2], [[True, False], [False, True]])
+    """
+    directory = []
+    for key, array in arrays.items():
+        name = (key + ".npy").encode("ascii")
+        offset = stream.tell()
+        stream.write(_local_header(name, 0, 0))  # a placeholder of the same length until CRC and size are known
+        member = _Checksummed(stream)
+        _write_npy(member, np.asarray(array))
+        end = stream.tell()
+        stream.seek(offset)
+        stream.write(_local_header(name, member.crc, member.size))
+        stream.seek(end)
+        directory.append(_central_header(name, member.crc, member.size, offset))
+    start = stream.tell()
+    central = b"".join(directory)
+    stream.write(central)
+    end = stream.tell()
+    count = len(directory)
+    # The zip64 end record and its locator, then the classic end record pointing to them.
+    stream.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, (3 << 8) | _ZIP_VERSION, _ZIP_VERSION, 0, 0, count,
+                             count, len(central), start))
+    stream.write(struct.pack("<IIQI", 0x07064B50, 0, end, 1))
+    stream.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, min(count, 0xFFFF), min(count, 0xFFFF),
+                             min(len(central), _FFFF), min(start, _FFFF), 0))

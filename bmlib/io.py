@@ -26,26 +26,34 @@ Saving refuses a model that would not load back (a weight that became NaN, say),
 replaces an existing file only when asked to (``overwrite=True``), and writes a
 temporary file beside the destination that is renamed over it in one step: a
 full disk or an interrupt leaves the old file whole and no temporary behind.
+A save that is killed outright (SIGKILL, a power cut) cannot clean up; its
+temporary file, named after the destination and the process id, is removed by
+the next save of the same destination once that process is gone.
 
-Loading first reads every member's ``.npy`` header and checks names, shapes,
-dtypes and declared sizes against the model's kind and sizes; only then are
-the arrays read (never with pickle), and the model is rebuilt through its
-constructor. A damaged, truncated, mismatched or hostile file (extra members,
-Python objects, sizes far beyond the model's, zip bombs) is refused with a
-``ValueError`` that names the file and the member or field at fault, without
-reading the data it declares.
+Loading reads only a regular file (a FIFO or a device such as ``/dev/zero``
+is refused before anything is read from it). It first reads every member's
+``.npy`` header and checks names, shapes, dtypes and declared sizes against
+the model's kind and sizes, and the memory they need against
+``bmlib.MEMORY_BUDGET``; only then are the arrays read (never with pickle),
+and the model is rebuilt through its constructor. A damaged, truncated,
+mismatched or hostile file (extra members, Python objects, sizes far beyond
+the model's or the budget, zip bombs) is refused with a ``ValueError`` that
+names the file and the member or field at fault, without reading the data it
+declares.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import os
+import re
 import secrets
-import zipfile
 
 import numpy as np
 
-from ._checks import check_bool
-from ._npz import Archive
+from ._checks import MEMORY_BUDGET, _format_bytes, check_bool
+from ._npz import Archive, write_npz
 from .learning.machine import BoltzmannMachine
 from .learning.rbm import RBM
 
@@ -59,6 +67,18 @@ _ARRAYS = {"BoltzmannMachine": ("W", "b", "mask"), "RBM": ("W", "b_visible", "b_
 _FIELDS = {*_SCALARS, *_ARRAYS["BoltzmannMachine"], *_ARRAYS["RBM"]}
 #: Longest text field read; the longest legitimate value ("BoltzmannMachine") has 16 characters.
 _MAX_TEXT = 64
+#: Longest file name (in bytes) that the usual file systems allow; a temporary name is kept within it.
+_NAME_MAX = 255
+
+
+def _model_bytes(kind, n_visible, n_hidden):
+    """The memory that the constructor of ``kind`` budgets for these sizes (see its ``check_memory`` call).
+
+    Loading refuses a file whose sizes need more than ``MEMORY_BUDGET`` before
+    it reads the arrays, where the constructor would refuse it only after.
+    """
+    n = n_visible + n_hidden
+    return 4 * 8 * (n * n if kind == "BoltzmannMachine" else n_visible * n_hidden)
 
 
 def save_model(path, model, *, overwrite=False):
@@ -67,7 +87,9 @@ def save_model(path, model, *, overwrite=False):
     The file is written under a temporary name in the destination's directory
     and then renamed over ``path`` in one step, so an existing file is either
     replaced whole or left untouched, even if the disk fills up or the save is
-    interrupted; the temporary file is removed on any failure.
+    interrupted (``KeyboardInterrupt`` propagates); the temporary file is
+    removed on any failure. Temporaries of this destination left by a save
+    that was killed (their process is gone) are removed first.
 
     Parameters
     ----------
@@ -90,8 +112,12 @@ def save_model(path, model, *, overwrite=False):
     FileNotFoundError
         If the directory of ``path`` does not exist.
     ValueError
-        If ``path`` is a directory or its last part is empty or only ``".npz"``, or if
-        the model is invalid, e.g. a weight became NaN in training (naming the field).
+        If ``path`` is a directory, holds a NUL byte, or its last part is empty or only
+        ``".npz"``, or if the model is invalid, e.g. a weight became NaN in training
+        (naming the field).
+    OSError
+        If the file cannot be written (no permission, a read-only or full disk, a
+        name too long); the message names ``path`` and the ``errno`` is the system's.
 
     Examples
     --------
@@ -133,6 +159,8 @@ def _str_path(path):
         raise TypeError(f"path must be a str or os.PathLike; got {type(path).__name__}") from None
     if not isinstance(path, str):
         raise TypeError(f"path must be a str or os.PathLike giving a str; got {path!r}")
+    if "\0" in path:  # no file can have such a name; the system calls would say only "embedded null byte"
+        raise ValueError(f"path must not contain a NUL byte; got {path!r}")
     return path
 
 
@@ -161,34 +189,94 @@ def _destination(path):
     return path
 
 
+def _temporary_prefix(name):
+    """The start of the temporary names of destination ``name``: ``.name.`` (a hidden file beside it).
+
+    A name so long that the temporary would exceed ``_NAME_MAX`` bytes is cut
+    short and followed by a hash of the whole name, so that it stays unique.
+    """
+    prefix = f".{name}."
+    # Room for the process id (at most 10 digits), the token (8 hex digits), and the dots and ".tmp".
+    room = _NAME_MAX - len(".0123456789.01234567.tmp")
+    if len(prefix.encode("utf-8", "surrogateescape")) <= room:
+        return prefix
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    short = name.encode("utf-8", "surrogateescape")[: room - 3 - len(digest)].decode("utf-8", "ignore")
+    return f".{short}~{digest}."
+
+
+def _remove_stale_temporaries(folder, prefix):
+    """Remove the temporaries of this destination left by saves that were killed (their process is gone)."""
+    pattern = re.compile(re.escape(prefix) + r"([0-9]+)\.[0-9a-f]{8}\.tmp")
+    try:
+        entries = list(os.scandir(folder or "."))
+    except OSError:
+        return  # the save itself reports what is wrong with the directory
+    for entry in entries:
+        found = pattern.fullmatch(entry.name)
+        if found is None or int(found.group(1)) == os.getpid() or _running(int(found.group(1))):
+            continue  # not one of ours, or a save in progress (in this process or another)
+        with contextlib.suppress(OSError):  # gone already (another save cleaned it), or not ours to remove
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+
+
+def _running(pid):
+    """Whether a process with id ``pid`` exists on this machine."""
+    if pid <= 0:
+        return False
+    if os.name == "nt":
+        return True  # os.kill(pid, 0) would terminate the process there, not probe it: keep every file
+    try:
+        os.kill(pid, 0)  # signal 0: only checks that the process exists and may be signalled
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # PermissionError among them
+        return True  # it exists (another user's), or cannot be checked: keep its file
+    return True
+
+
 def _replace(path, fields):
     """Write ``fields`` to a new file beside ``path``, then rename it over ``path`` (atomic)."""
     folder, name = os.path.split(path)
-    for _ in range(100):
-        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
-        with contextlib.suppress(FileExistsError):
-            stream = open(temporary, "xb")  # "x": never reuses a file; the umask applies as for any new file
-            break
-    else:
-        raise FileExistsError(f"cannot create a temporary file beside {path!r}")
+    prefix = _temporary_prefix(name)
+    _remove_stale_temporaries(folder, prefix)
+    temporary, step = None, "creating a temporary file beside it"
     try:
-        with stream:
+        for _ in range(100):
+            # The process id lets a later save tell a killed save's file from one in progress.
+            temporary = os.path.join(folder, f"{prefix}{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            try:  # O_EXCL: never reuses a file; mode 0o666 minus the umask, as for any new file
+                descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+                                     | getattr(os, "O_CLOEXEC", 0), 0o666)
+            except FileExistsError:
+                temporary = None  # another's file, not ours to remove
+                continue
+            break
+        else:
+            raise FileExistsError(errno.EEXIST, "100 temporary names beside it were all taken")
+        with os.fdopen(descriptor, "wb") as stream:
+            step = "writing it"
             _write_archive(stream, fields)
             stream.flush()
             os.fsync(stream.fileno())  # the data reaches the disk before the rename does
+        step = "renaming the temporary file over it"
         os.replace(temporary, path)
-    except BaseException:  # KeyboardInterrupt too: never leave the temporary behind
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    except BaseException as exc:  # KeyboardInterrupt too: never leave the temporary behind
+        # The name is set before the open: an interrupt right after the open still finds the file. It holds
+        # this process's id and a fresh token, so a name whose file was never created is nobody else's either.
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        if isinstance(exc, OSError) and exc.errno is not None:
+            # The system names the temporary file, which the caller never heard of: name the destination.
+            raise OSError(exc.errno, f"cannot save the model to {path!r}: {exc.strerror} (while {step})") from exc
         raise
 
 
 def _write_archive(stream, fields):
     """The ``.npz`` layout of ``np.savez`` (stored members), written without pickle."""
-    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
-        for key, value in fields.items():
-            with archive.open(key + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, value, allow_pickle=False)
+    write_npz(stream, fields)
 
 
 def _build(kind, n_visible, n_hidden, arrays, units, T):
@@ -221,9 +309,11 @@ def _scalar(archive, key, kind):
 def load_model(path):
     """Read a model written by :func:`save_model`.
 
-    Every member's ``.npy`` header is checked against the model's kind and
-    sizes before any array is read, so a hostile file (an extra or oversized
-    member, Python objects, a zip bomb) is refused without reading its data.
+    Only a regular file is read (symlinks are followed). Every member's
+    ``.npy`` header is checked against the model's kind and sizes, and the
+    memory they need against ``bmlib.MEMORY_BUDGET``, before any array is
+    read, so a hostile file (an extra or oversized member, Python objects, a
+    zip bomb) is refused without reading its data.
 
     Parameters
     ----------
@@ -236,12 +326,29 @@ def load_model(path):
 
     Raises
     ------
+    FileNotFoundError
+        If ``path`` does not exist.
     ValueError
-        If the file is damaged or truncated, is not a bmlib model file, has a
-        newer format version, holds members other than its fields or arrays of
-        Python objects, or its fields do not fit together (names, shapes,
-        dtypes, sizes, units, temperature, symmetry, mask). The message names
-        the file, and the member or field at fault.
+        If ``path`` is not a regular file (a directory, a FIFO, a device such
+        as ``/dev/zero``) or holds a NUL byte, if the file is damaged or
+        truncated, is not a bmlib model file, has a newer format version, holds
+        members other than its fields or arrays of Python objects, declares
+        arrays or a model needing more than ``bmlib.MEMORY_BUDGET``, or its
+        fields do not fit together (names, shapes, dtypes, sizes, units,
+        temperature, symmetry, mask). The message names the file, and the
+        member or field at fault.
+
+    Examples
+    --------
+    >>> import os, tempfile, bmlib as bm
+    >>> folder = tempfile.mkdtemp()
+    >>> path = bm.save_model(os.path.join(folder, "m"), bm.RBM(3, 2, rng=0))
+    >>> bm.load_model(path)
+    RBM(n_visible=3, n_hidden=2, units='spins', T=1.0)
+    >>> bm.load_model(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ... is a directory, not a bmlib model file: only a regular file is read
     """
     path = _source(path)
     with Archive(path, _FIELDS) as archive:
@@ -256,6 +363,12 @@ def load_model(path):
         if kind not in _ARRAYS:
             raise ValueError(f"{path}: unknown model kind {kind!r}; expected one of {sorted(_ARRAYS)}")
         n_v, n_h = _scalar(archive, "n_visible", int), _scalar(archive, "n_hidden", int)
+        need = _model_bytes(kind, n_v, n_h)
+        if n_v >= 0 and n_h >= 0 and need > MEMORY_BUDGET:  # negative sizes: refused by the shapes below
+            raise ValueError(f"{path}: a {kind} of n_visible = {n_v} and n_hidden = {n_h} would need "
+                             f"{need:,} bytes ({_format_bytes(need)}) of memory (its weights and their working copies), above "
+                             f"bmlib's budget of {_format_bytes(MEMORY_BUDGET)} (bmlib.MEMORY_BUDGET); the file "
+                             f"is refused before its arrays are read")
         units, T = _scalar(archive, "units", str), _scalar(archive, "T", float)
         n = n_v + n_h
         shapes = {"W": (n, n), "b": (n,), "mask": (n, n)} if kind == "BoltzmannMachine" else {
