@@ -332,6 +332,60 @@ def test_dense_sequential_heat_bath_at_a_tiny_temperature_warns_nothing():
         assert np.all(result.samples[..., 0] == 1) and np.all(result.samples[..., 1] == -1)
 
 
+# --- the lattice heat-bath sweep (bmlib/sampling/lattice_sweep.py) ------------------------
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+@pytest.mark.parametrize("T", [1e-300, 0.3, 2.269, 7.0, 1e300])
+@pytest.mark.parametrize("lattice", [bm.SquareLattice(6, 4, J=0.7, h=0.3), bm.SquareLattice(2, 4, J=-1.3, periodic=True),
+                                     bm.SquareLattice(4, 6, J=1.0, h=-0.1, periodic=False)], ids=["torus-h", "L2-afm", "open"])
+def test_lattice_heat_bath_gives_the_chains_of_the_general_path(units, T, lattice):
+    # The table of integer thresholds must decide every site exactly as the rule's float test on
+    # the same uniforms (the rules module's argument), whatever the field, sign of J, boundary,
+    # units and temperature, including the extremes where the rule divides instead of multiplying.
+    # The general path is forced by passing the public rule as a reader's own function.
+    level = 1 if units == "spins" else 0
+    for clamp in ({}, {"clamped": [3, 6], "values": [1, level]}):
+        fast = bm.sample(lattice, None, T, units, n_samples=6, n_chains=5, burn_in=2, thin=3, rng=SEED, **clamp)
+        general = bm.sample(lattice, None, T, units, n_samples=6, n_chains=5, burn_in=2, thin=3, rng=SEED, **clamp,
+                            rule=lambda v, h, T, u, r: bm.heat_bath(v, h, T, u, r))
+        np.testing.assert_array_equal(fast.samples, general.samples)
+        np.testing.assert_array_equal(fast.energies, general.energies)
+        np.testing.assert_array_equal(fast.acceptance, general.acceptance)
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_integer_thresholds_decide_every_uniform_as_the_rules_float_test(units):
+    # All 2**24 possible uniforms, for fields from a lattice of odd J and h at several temperatures:
+    # k < K must hold exactly where the rule's own test 2u - 1 < tanh(x) holds on u = k / 2**24
+    # (an off-by-one in K changes one uniform in 2**24, which no sampled chain would show).
+    from bmlib.sampling.rules import _heat_bath_bit_thresholds, _heat_bath_scale
+
+    k = np.arange(2**24, dtype=np.uint32)
+    u = np.multiply(k, np.float32(2.0**-24), dtype=np.float32)
+    u *= 2
+    u -= 1
+    fields = bm.SquareLattice(4, J=0.7, h=0.3)._fields_of_sums(np.arange(-4, 5, dtype=np.int8))
+    for T in (0.9, 2.269):
+        K = _heat_bath_bit_thresholds(fields, T, units)
+        scale = _heat_bath_scale(T, units)
+        for field, threshold in zip(fields, K):
+            rule = u < np.tanh(np.multiply(field, scale, dtype=np.float64))
+            assert np.count_nonzero(rule) == threshold
+            np.testing.assert_array_equal(k < threshold, rule)
+
+
+def test_lattice_heat_bath_follows_an_annealing_schedule_like_the_general_path():
+    # The thresholds are kept while T stays and made anew when it changes (down to T = 0, where
+    # the zero-temperature rule takes over).
+    lattice = bm.SquareLattice(8, h=0.05)
+    schedule = [(4.0, 2), (3.0, 1), (2.0, 2), (1.0, 1), (0.5, 1), (0.0, 2)]
+    fast = bm.anneal(lattice, None, schedule, n_chains=4, rng=SEED)
+    general = bm.anneal(lattice, None, schedule, n_chains=4, rng=SEED,
+                        rule=lambda v, h, T, u, r: bm.heat_bath(v, h, T, u, r))
+    np.testing.assert_array_equal(fast.samples, general.samples)
+
+
 # --- reproducibility and continuation ------------------------------------------------
 
 

@@ -35,6 +35,7 @@ from .._random import as_generator
 from .._threads import thin_blas
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
 from .dense_sweep import SequentialHeatBath
+from .lattice_sweep import CheckerboardHeatBath
 from .rules import RULES, _heat_bath_scale, check_rule_output, descend, resolve_rule
 
 
@@ -159,14 +160,20 @@ def _run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cl
     zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
     # The default dense case (sequential heat bath) has its own sweep: the same random numbers and test,
     # with a fifth of the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
-    fast = None
+    # On a lattice, heat bath looks its test up in a table of the nine possible fields
+    # (bmlib/sampling/lattice_sweep.py): the same decisions without a tanh per site.
+    fast = lattice = None
     if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
         fast = SequentialHeatBath(op.W, op.b, free, units)
+    elif type(op) is SquareLattice and rule is RULES["heat_bath"]:
+        lattice = CheckerboardHeatBath(op, schedule, units)
     # T as a Python float: a NumPy float64 scalar would turn the lattice's float32 fields into float64.
     for sweep, T in enumerate(temperatures.tolist()):
         scale = _heat_bath_scale(T, units) if fast is not None and T > 0 else None
         if scale is not None:
             changed_now = fast.sweep(state, scale, rng)
+        elif lattice is not None and T > 0:
+            changed_now = lattice.sweep(state, T, rng)
         else:
             changed_now = _general_sweep(op, state, schedule, rule if T > 0 else descend, T, units, zero, rng,
                                          checked=checked, rule_label=getattr(rule, "__name__", "custom"))

@@ -366,7 +366,11 @@ class SquareLattice(CouplingOperator):
         return total
 
     def fields(self, state, colour):
-        h = np.multiply(self._neighbour_sums(state, colour), np.float32(self.J), dtype=np.float32)
+        return self._fields_of_sums(self._neighbour_sums(state, colour))
+
+    def _fields_of_sums(self, sums):
+        """``J * sums + h`` in float32, from int8 neighbour sums (also the heat-bath sweep's table)."""
+        h = np.multiply(sums, np.float32(self.J), dtype=np.float32)
         if self.h != 0.0:
             h += np.float32(self.h)
         return h

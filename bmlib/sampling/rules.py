@@ -33,20 +33,31 @@ def _uniform(rng, like):
     """Uniform numbers in [0, 1) of the shape of ``like``, in its float precision.
 
     float64 for float64 fields (dense models): ``rng.random``, resolution 2**-53.
-    float32 for float32 fields (the lattice sampler), built from the generator's
-    raw 64-bit output, two numbers per draw: this halves the cost of the
-    random numbers, which dominate a lattice sweep. Their resolution is
-    2**-24: ``u < p`` then happens with probability ``p`` rounded up to a
-    multiple of 2**-24 ~ 6e-8. That error matters only for events rarer than
-    about 1e-6 per update (on a lattice, a spin turning against four aligned
-    neighbours below T ~ 0.6 J); use a dense model for such a study.
+    float32 for float32 fields (the lattice sampler): :func:`_uniform_bits24`
+    times 2**-24, two numbers per 64-bit draw of the generator: this halves
+    the cost of the random numbers, which dominate a lattice sweep. Their
+    resolution is 2**-24: ``u < p`` then happens with probability ``p``
+    rounded up to a multiple of 2**-24 ~ 6e-8. That error matters only for
+    events rarer than about 1e-6 per update (on a lattice, a spin turning
+    against four aligned neighbours below T ~ 0.6 J); use a dense model for
+    such a study.
     """
     if like.dtype != np.float32:
         return rng.random(like.shape)
-    size = like.size
+    bits = _uniform_bits24(rng, like.shape)
+    return np.multiply(bits, np.float32(2.0**-24), dtype=np.float32)
+
+
+def _uniform_bits24(rng, shape):
+    """Integers uniform in [0, 2**24) of ``shape`` (uint32): the float32 uniforms times 2**24.
+
+    Built from the generator's raw 64-bit output, cut into two 32-bit halves
+    of which the top 24 bits are kept (exactly representable in float32).
+    """
+    size = int(np.prod(shape))
     bits = rng.bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size]
-    bits >>= 8  # keep the top 24 bits: exactly representable in float32
-    return np.multiply(bits, np.float32(2.0**-24), dtype=np.float32).reshape(like.shape)
+    bits >>= 8
+    return bits.reshape(shape)
 
 
 def _set_levels(high_mask, units, dtype):
@@ -164,6 +175,51 @@ def _heat_bath(values, fields, T, units, rng):
             low, high = LEVELS[units]
             x = np.divide(fields, 2.0 * T / (high - low), dtype=np.float64)
     return _set_levels(u < np.tanh(x), units, values.dtype)
+
+
+def _heat_bath_bit_thresholds(fields, T, units):
+    """The heat-bath test of :func:`_heat_bath` on 24-bit integer uniforms, for a few possible fields.
+
+    On a lattice with integer neighbour sums the field takes a handful of
+    values, so the rule's test can be worked out once per temperature instead
+    of once per site. With ``u = k / 2**24`` (``k`` from :func:`_uniform_bits24`,
+    as the float32 uniforms) and ``t = tanh(field * scale)`` in float64, the
+    test ``2u - 1 < t`` reads ``k - 2**23 < t * 2**23``; the right side is
+    exact (a power of 2 times t), and for an integer left side ``a < y`` holds
+    exactly when ``a < ceil(y)``. So the unit goes high exactly when
+    ``k < 2**23 + ceil(t * 2**23)``: the same decisions, bit for bit, as the
+    float test on every site, at the cost of one table look-up.
+
+    Parameters
+    ----------
+    fields : ndarray of float32, shape (m,)
+        The possible local fields, computed as the sampler computes them.
+    T : float
+        Temperature > 0.
+    units : {"spins", "bits"}
+
+    Returns
+    -------
+    ndarray of uint32, shape (m,)
+        ``K``: a unit with field ``fields[j]`` goes high exactly when ``k < K[j]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bmlib.sampling.rules import _heat_bath_bit_thresholds
+    >>> K = _heat_bath_bit_thresholds(np.array([-1.0, 0.0, 1.0], dtype=np.float32), 1.0, "spins")
+    >>> (K / 2**24).round(4)   # p(+1) = 1 / (1 + exp(-2 h / T)) at h = -1, 0, 1
+    array([0.1192, 0.5   , 0.8808])
+    """
+    scale = _heat_bath_scale(T, units)
+    with np.errstate(over="ignore"):  # fields / half_width = +-inf is the right limit
+        if scale is not None:
+            x = np.multiply(fields, scale, dtype=np.float64)
+        else:
+            low, high = LEVELS[units]
+            x = np.divide(fields, 2.0 * T / (high - low), dtype=np.float64)
+    # t in [-1, 1], so the thresholds lie in [0, 2**24]: exact in float64 and in uint32.
+    return (2.0**23 + np.ceil(np.tanh(x) * 2.0**23)).astype(np.uint32)
 
 
 def metropolis(values, fields, T, units, rng=None):
