@@ -301,6 +301,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     ('log_likelihood', array([-2.328, -1.398]))
     """
     model = _check_model(model)
+    model._check_parameters()  # a model changed after construction: refused before the first step, once
     data = model._check_data(data)
     epochs = check_count(epochs, "epochs", minimum=0)
     learning_rate = check_real(learning_rate, "learning_rate", positive=True)
