@@ -288,3 +288,16 @@ def test_the_check_allocates_at_most_a_few_copies_of_the_parameters():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < rbm.W.nbytes / 10
+
+
+def test_huge_but_finite_parameters_are_accepted_without_a_warning():
+    # The check sums each array (a NaN or an infinity makes the sum non-finite); a sum that overflows
+    # from finite entries must not be mistaken for a non-finite entry, nor warn.
+    import warnings
+
+    rbm = bm.RBM(2, 1, W=[[1e308], [1e308]], b_visible=[1e308, 1e308], units="bits")
+    machine = bm.BoltzmannMachine(2, W=[[0, 1e308], [1e308, 0]], b=[1e308, 1e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rbm._check_parameters()
+        machine._check_parameters()

@@ -16,6 +16,7 @@ the visible units clamped and ``<.>_free`` over the machine running freely:
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -53,13 +54,12 @@ def _checked_parameter(value, name, shape, shape_rule):
     unless it overflows, and a NaN or an infinity makes it non-finite, so one
     reduction clears it and only a non-finite sum looks for the bad entry.
     ``shape_rule`` is the message for a wrong shape, with ``{}`` for the shape found.
+    Call it under ``np.errstate(over="ignore", invalid="ignore")`` (the sum may overflow).
     """
     arr = value if isinstance(value, np.ndarray) and value.dtype.kind == "f" else _as_real_array(value, name)
     if arr.shape != shape:
         raise ValueError(shape_rule.format(arr.shape))
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = np.add.reduce(arr, axis=None)
-    if not np.isfinite(total):
+    if not math.isfinite(np.add.reduce(arr, axis=None)):
         _check_finite(arr, name)
     return arr
 
@@ -67,7 +67,8 @@ def _checked_parameter(value, name, shape, shape_rule):
 def _as_model_fault(check):
     """Run ``check()``; re-raise its ValueError/TypeError as a fault of the model's attribute it names."""
     try:
-        check()
+        with np.errstate(over="ignore", invalid="ignore"):  # for _checked_parameter's sums
+            check()
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"the model's {exc}") from None
 
@@ -261,10 +262,17 @@ class BoltzmannMachine:
         check_temperature(self.T)
         check_units(self.units)
         n = self.n_units
-        mask = check_mask(self.mask, n)
+        mask = self.mask
+        # The common case (a bool mask, an exactly symmetric W, as the constructor and training keep them) is
+        # cleared by comparisons without copies; anything else goes to the full check, which names the fault.
+        if not (isinstance(mask, np.ndarray) and mask.dtype == bool and mask.shape == (n, n)
+                and np.array_equal(mask, mask.T) and not mask.diagonal().any()):
+            mask = check_mask(mask, n)
         W = _checked_parameter(self.W, "W", (n, n), f"W must have shape ({n}, {n}) for {n} units; got shape {{}}")
-        check_weights(W)  # symmetric, zero diagonal
-        check_masked_weights(W, mask)
+        if not np.array_equal(W, W.T) or W.diagonal().any():
+            check_weights(W)  # symmetric up to round-off, zero diagonal
+        if ((W != 0) & ~mask).any():
+            check_masked_weights(W, mask)
         _checked_parameter(self.b, "b", (n,), f"b must have shape ({n},) to match W of shape ({n}, {n}); got shape {{}}")
 
     def __repr__(self):
