@@ -88,6 +88,8 @@ COMMON = {
     "T_nan": (_set("T", float("nan")), ValueError, r"^the model's T must be finite and > 0; got nan$"),
     "T_text": (_set("T", "1"), TypeError, r"^the model's T must be a real number > 0; got '1' of type str$"),
     "units": (_set("units", "ising"), ValueError, r"""^the model's units must be "spins" or "bits"; got 'ising'$"""),
+    "n_hidden_text": (_set("n_hidden", "2"), TypeError,
+                      r"^the model's n_hidden must be an integer; got '2' of type str$"),
     "W_text": (lambda m: setattr(m, "W", np.full(m.W.shape, "a")), TypeError,
                r"^the model's W must be a numeric array; got dtype <U1$"),
 }

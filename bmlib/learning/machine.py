@@ -28,6 +28,7 @@ from .._checks import (
     check_bool,
     check_count,
     check_data,
+    check_integer,
     check_mask,
     check_masked_weights,
     check_memory,
@@ -261,6 +262,8 @@ class BoltzmannMachine:
     def _check_attributes(self):
         check_temperature(self.T)
         check_units(self.units)
+        check_integer(self.n_visible, "n_visible", minimum=1)
+        check_integer(self.n_hidden, "n_hidden", minimum=0)
         n = self.n_units
         mask = self.mask
         # The common case (a bool mask, an exactly symmetric W, as the constructor and training keep them) is

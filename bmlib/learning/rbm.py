@@ -28,6 +28,7 @@ from .._checks import (
     check_data,
     check_exact_size,
     check_indices,
+    check_integer,
     check_means,
     check_memory,
     check_real,
@@ -192,7 +193,8 @@ class RBM:
     def _check_attributes(self):
         check_temperature(self.T)
         check_units(self.units)
-        n_v, n_h = self.n_visible, self.n_hidden
+        n_v = check_integer(self.n_visible, "n_visible", minimum=1)
+        n_h = check_integer(self.n_hidden, "n_hidden", minimum=1)
         _checked_parameter(self.W, "W", (n_v, n_h),
                            f"W must have shape (n_visible, n_hidden) = {(n_v, n_h)}; got shape {{}}")
         _checked_parameter(self.b_visible, "b_visible", (n_v,),
