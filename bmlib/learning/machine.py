@@ -198,8 +198,10 @@ class BoltzmannMachine:
     made before each use rather than on assignment because no assignment
     sees an array written in place, and because a mask and its weights are
     often changed one after the other, in either order, through a state
-    that is invalid in between. It costs a few passes over the ``n x n``
-    parameters, less than any method's own work, once per call.
+    that is invalid in between. It costs a few comparisons over the
+    ``n x n`` parameters, without a copy in the usual case (a bool mask and
+    an exactly symmetric ``W``, as the constructor and training keep them):
+    about what a method spends reading the parameters, once per call.
 
     Examples
     --------

@@ -134,9 +134,9 @@ class RBM:
     rather than on assignment because no assignment sees an array written in
     place, and because :func:`~bmlib.train` replaces the parameter arrays at
     every step, where a check on assignment would cost as much as a tenth of
-    a small CD step. It is one pass over the parameters without a copy, once
-    per call: not again at every Gibbs step of :meth:`sample` or every step
-    of training.
+    a small CD step. It is one pass over the parameters without a copy (as
+    much as one Gibbs half-step of a single chain), once per call: not again
+    at every Gibbs step of :meth:`sample` or every step of training.
 
     Examples
     --------
