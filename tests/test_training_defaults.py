@@ -90,6 +90,16 @@ def test_a_resumed_run_continues_the_schedule():
     np.testing.assert_allclose(split.W, whole.W, rtol=0, atol=1e-14)
 
 
+def test_a_tiny_step_decay_steps_once_with_the_learning_rate_then_barely():
+    """tau = 1e-300: epoch 1 steps with learning_rate, epoch 2 with 1e-301 (found by the fuzzer: tau + 1 - 1
+    rounded to 0 and divided by it)."""
+    data = bm.bars_and_stripes(2)
+    machine, once = bm.BoltzmannMachine(4, rng=0), bm.BoltzmannMachine(4, rng=0)
+    bm.train(machine, data, epochs=2, learning_rate=0.1, step_decay=1e-300, monitor=None, progress=False)
+    bm.train(once, data, epochs=1, learning_rate=0.1, step_decay=None, monitor=None, progress=False)
+    np.testing.assert_allclose(machine.W, once.W, rtol=0, atol=1e-15)
+
+
 @pytest.mark.parametrize("bad, error, words", [
     (0, ValueError, "step_decay must be > 0"),
     (-3.0, ValueError, "step_decay must be > 0"),

@@ -46,8 +46,8 @@ class TrainingWarning(UserWarning):
 
 #: "Far below its best": the last monitored value lies more than this many nats per pattern under the best
 #: one, i.e. the model gives each training pattern, on average, less than 1/e of the probability it gave at its
-#: best epoch. Late PCD swings on 3 x 3 bars and stripes stay within 0.5 nats (the PCD docstring); a drop of
-#: 1 nat is no longer noise of the monitor but a step size the training cannot settle with.
+#: best epoch. Late PCD swings on 3 x 3 bars and stripes span at most about 0.5 nats (the PCD docstring); a drop
+#: of 1 nat is no longer the noise of sampled statistics but a step the training cannot settle with.
 FAR_BELOW_BEST = 1.0
 
 #: The half-life (epochs) of the step that ``step_decay="auto"`` gives persistent CD on an RBM in spins.
@@ -78,11 +78,13 @@ class TrainingHistory:
         True if the ``callback`` ended training before ``epochs``.
     best_epoch : int or None
         The epoch (counted as ``epochs``) with the highest monitored value of
-        this run, the first one on a tie; None if nothing was monitored.
+        this run, the first one on a tie (epoch 0 if training never improved
+        on the start); None without a monitor or with a callable one (whose
+        direction, higher or lower is better, bmlib cannot know).
     best_parameters : dict of str to ndarray
         Copies of the model's parameters (``W`` and the biases, named as in
-        ``model.parameter_names``) at ``best_epoch``; empty if nothing was
-        monitored. :meth:`restore_best` puts them back into the model.
+        ``model.parameter_names``) at ``best_epoch``; empty when
+        ``best_epoch`` is None. :meth:`restore_best` puts them back into the model.
     """
 
     epochs: np.ndarray
@@ -359,14 +361,16 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
         halves after ``tau`` epochs and the steps sum to infinity while their
         squares do not. A number: that ``tau``, > 0. None: a constant
         ``learning_rate``. ``"auto"`` (the default): ``tau = 30``
-        (``AUTO_STEP_DECAY``) for :class:`~bmlib.PersistentContrastiveDivergence`
+        (``bmlib.learning.training.AUTO_STEP_DECAY``) for :class:`~bmlib.PersistentContrastiveDivergence`
         on an RBM in spins, None for everything else. In spins every
         statistic has up to 4 times the variance it has in bits, so the same
         ``learning_rate`` is a larger step: on 3 x 3 bars and stripes
         ``statistics="pcd"`` with a constant 0.1 ended at -13 to -29 after 3000
         epochs (best possible -2.64), with the decay at -2.77 to -2.81. In
         bits the same decay would stall the slow start (-6.2 after 3000
-        epochs), so bits keep the constant step, which ends at -2.9 to -3.1.
+        epochs), so bits keep the constant step, which ends at -2.91 to
+        -3.13 (seeds 0-5). The step at epoch ``e`` is one number for the
+        whole epoch, however many mini-batches it has.
 
     Returns
     -------
@@ -379,12 +383,12 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     TrainingWarning
         If training ends far below its best: the last value of the
         ``"log_likelihood"`` or ``"pseudo_log_likelihood"`` monitor lies more
-        than ``FAR_BELOW_BEST`` = 1 nat per pattern under the best one of the
-        run (the model then gives each training pattern, on average, less
-        than 1/e of the probability it gave at its best epoch). That is no
-        longer the noise of sampled statistics but a step too large to
-        settle. A callable monitor is not judged (bmlib cannot know whether
-        higher is better).
+        than ``bmlib.learning.training.FAR_BELOW_BEST`` = 1 nat per pattern
+        under the best one of the run (the model then gives each training
+        pattern, on average, less than 1/e of the probability it gave at its
+        best epoch). That is no longer the noise of sampled statistics but a
+        step too large to settle. A callable monitor is not judged (bmlib
+        cannot know whether higher is better).
 
     Raises
     ------
@@ -461,7 +465,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
         for _ in range(epochs):
             epoch = first + done + 1
             if tau is not None:  # Robbins-Monro: the step of epoch e is learning_rate * tau / (tau + e - 1)
-                step = step._replace(learning_rate=learning_rate * tau / (tau + epoch - 1))
+                step = step._replace(learning_rate=learning_rate * tau / (tau + (epoch - 1)))  # not tau + epoch - 1: 0 for tiny tau
             _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, epoch=epoch)
             done += 1
             if measure:
@@ -501,8 +505,8 @@ def _resolve_step_decay(step_decay, model, provider):
     if isinstance(step_decay, str):
         if step_decay != "auto":
             raise ValueError(f'step_decay must be "auto", None or a number of epochs > 0; got {step_decay!r}')
-        # Exact type, as for `trusted`: bmlib's PCD, whose chains lag behind a step that stays large.
-        if type(provider) is PersistentContrastiveDivergence and isinstance(model, RBM) and model.units == "spins":
+        # Any PersistentContrastiveDivergence, subclasses too: their chains persist the same way.
+        if isinstance(provider, PersistentContrastiveDivergence) and isinstance(model, RBM) and model.units == "spins":
             return AUTO_STEP_DECAY
         return None
     if step_decay is None:
