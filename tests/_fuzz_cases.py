@@ -329,7 +329,8 @@ def cases():
         ("PersistentContrastiveDivergence", bm.PersistentContrastiveDivergence, dict(k=1, n_chains=4)),
         ("train", bm.train, dict(model=bm.BoltzmannMachine(3, rng=0), data=DATA3, epochs=2, learning_rate=0.1,
                                  momentum=0.5, weight_decay=0.01, batch_size=2, statistics="exact",
-                                 update="gradient", monitor="auto", progress=False, rng=0)),
+                                 update="gradient", monitor="auto", progress=False, rng=0, step_decay=30.0)),
+        ("TrainingHistory.restore_best", method(history, "restore_best"), dict(model=bm.BoltzmannMachine(3, rng=0))),
         ("train(sampled)", bm.train, dict(model=bm.BoltzmannMachine(3, rng=0), data=DATA3, epochs=2,
                                           statistics=bm.SampledStatistics(n_chains=4, n_samples=2, burn_in=1),
                                           progress=False, rng=0)),
@@ -427,6 +428,7 @@ NOT_FUZZED = {
     # Exception classes: nothing to call with arguments.
     "ApproximationWarning": "a warning class",
     "ConvergenceWarning": "a warning class",
+    "TrainingWarning": "a warning class",
     # Result records: built by bmlib from validated values, never by readers; their
     # methods and properties are fuzzed above through a result bmlib made.
     "BetheResult": "result record (its moments() is fuzzed)",
@@ -450,7 +452,7 @@ NOT_FUZZED = {
     "LogZEstimate": "result record (made by the log_z_* functions, fuzzed)",
     "MeanFieldResult": "result record (its methods are fuzzed)",
     "SampleResult": "result record (its properties are fuzzed)",
-    "TrainingHistory": "result record (made by train, fuzzed)",
+    "TrainingHistory": "result record (made by train, fuzzed; its restore_best() is fuzzed)",
     # Widget classes: the lower-case factories build them with the same arguments (fuzzed above);
     # FigureWidget is their abstract base (its rows come from subclasses).
     "EnergyWidget": "built by energy_widget, fuzzed",

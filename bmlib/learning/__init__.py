@@ -29,7 +29,7 @@ from .statistics import (
     SampledStatistics,
     exact_statistics,
 )
-from .training import TrainingHistory, train
+from .training import TrainingHistory, TrainingWarning, train
 
 __all__ = [
     "cd_update_spread",
@@ -48,6 +48,7 @@ __all__ = [
     "PersistentContrastiveDivergence",
     "SampledStatistics",
     "TrainingHistory",
+    "TrainingWarning",
     "encoder_mask",
     "encoder_report",
     "exact_statistics",

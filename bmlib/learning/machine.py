@@ -16,15 +16,19 @@ the visible units clamped and ``<.>_free`` over the machine running freely:
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
 from .._checks import (
+    _as_real_array,
+    _check_finite,
     check_bias,
     check_bool,
     check_count,
     check_data,
+    check_integer,
     check_mask,
     check_masked_weights,
     check_memory,
@@ -41,6 +45,33 @@ from ..states import all_states
 
 def _full_mask(n):
     return ~np.eye(n, dtype=bool)
+
+
+def _checked_parameter(value, name, shape, shape_rule):
+    """``value`` as a real array of ``shape`` with finite entries, else the ValueError/TypeError naming ``name``.
+
+    A float ndarray (what the constructors and training store) is neither
+    copied nor compared entry by entry: the sum of finite numbers is finite
+    unless it overflows, and a NaN or an infinity makes it non-finite, so one
+    reduction clears it and only a non-finite sum looks for the bad entry.
+    ``shape_rule`` is the message for a wrong shape, with ``{}`` for the shape found.
+    Call it under ``np.errstate(over="ignore", invalid="ignore")`` (the sum may overflow).
+    """
+    arr = value if isinstance(value, np.ndarray) and value.dtype.kind == "f" else _as_real_array(value, name)
+    if arr.shape != shape:
+        raise ValueError(shape_rule.format(arr.shape))
+    if not math.isfinite(np.add.reduce(arr, axis=None)):
+        _check_finite(arr, name)
+    return arr
+
+
+def _as_model_fault(check):
+    """Run ``check()``; re-raise its ValueError/TypeError as a fault of the model's attribute it names."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):  # for _checked_parameter's sums
+            check()
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"the model's {exc}") from None
 
 
 def encoder_mask(n_group, n_hidden, hidden_connected=True):
@@ -155,6 +186,23 @@ class BoltzmannMachine:
     -----
     Explained in the chapters "The learning rule" and "Hidden units".
 
+    The attributes may be changed after construction, replaced
+    (``machine.T = 2.0``, ``machine.mask = new_mask``) or written in place
+    (``machine.W[0, 1] = machine.W[1, 0] = 0.3``). Every method that uses
+    the parameters, and :func:`~bmlib.train`, first checks the whole model
+    by the constructor's rules (``T`` finite and > 0, ``units``, the shapes,
+    a symmetric ``mask`` with a False diagonal, finite ``W`` and ``b``, ``W``
+    symmetric and zero where ``mask`` is False) and refuses a broken model
+    with a ValueError or TypeError that names the attribute, the rule and
+    the bad value, the same message whichever method found it. The check is
+    made before each use rather than on assignment because no assignment
+    sees an array written in place, and because a mask and its weights are
+    often changed one after the other, in either order, through a state
+    that is invalid in between. It costs a few comparisons over the
+    ``n x n`` parameters, without a copy in the usual case (a bool mask and
+    an exactly symmetric ``W``, as the constructor and training keep them):
+    about what a method spends reading the parameters, once per call.
+
     Examples
     --------
     >>> import bmlib as bm
@@ -209,6 +257,29 @@ class BoltzmannMachine:
     def _check_data(self, data, name="data"):
         return check_data(data, self.n_visible, self.units, name)
 
+    def _check_parameters(self):
+        """Refuse a model whose attributes were changed into an invalid one (see Notes); O(n_units**2)."""
+        _as_model_fault(self._check_attributes)
+
+    def _check_attributes(self):
+        check_temperature(self.T)
+        check_units(self.units)
+        check_integer(self.n_visible, "n_visible", minimum=1)
+        check_integer(self.n_hidden, "n_hidden", minimum=0)
+        n = self.n_units
+        mask = self.mask
+        # The common case (a bool mask, an exactly symmetric W, as the constructor and training keep them) is
+        # cleared by comparisons without copies; anything else goes to the full check, which names the fault.
+        if not (isinstance(mask, np.ndarray) and mask.dtype == bool and mask.shape == (n, n)
+                and np.array_equal(mask, mask.T) and not mask.diagonal().any()):
+            mask = check_mask(mask, n)
+        W = _checked_parameter(self.W, "W", (n, n), f"W must have shape ({n}, {n}) for {n} units; got shape {{}}")
+        if not np.array_equal(W, W.T) or W.diagonal().any():
+            check_weights(W)  # symmetric up to round-off, zero diagonal
+        if ((W != 0) & ~mask).any():
+            check_masked_weights(W, mask)
+        _checked_parameter(self.b, "b", (n,), f"b must have shape ({n},) to match W of shape ({n}, {n}); got shape {{}}")
+
     def __repr__(self):
         return (
             f"BoltzmannMachine(n_visible={self.n_visible}, n_hidden={self.n_hidden}, "
@@ -217,15 +288,21 @@ class BoltzmannMachine:
 
     def copy(self):
         """An independent copy (same parameters, mask, units and T)."""
+        self._check_parameters()
         return BoltzmannMachine(self.n_visible, self.n_hidden, mask=self.mask.copy(), W=self.W.copy(),
                                 b=self.b.copy(), units=self.units, T=self.T)
 
     def energy(self, s):
         """Energy of full states ``s`` of shape (n_units,) or (..., n_units); see :func:`~bmlib.energy`."""
+        self._check_parameters()
         return energy(s, self.W, self.b, self.units)
 
     def log_partition(self):
         """Exact ``log Z`` over all ``2**n_units`` states (:func:`~bmlib.log_partition`)."""
+        self._check_parameters()
+        return self._log_partition()
+
+    def _log_partition(self):
         return log_partition(self.W, self.b, self.T, self.units)
 
     def log_probability(self, v):
@@ -245,10 +322,13 @@ class BoltzmannMachine:
         >>> machine.log_probability([[1, 1], [1, -1]]).round(4)  # aligned spins are e**2 times likelier
         array([-0.8201, -2.8201])
         """
-        V = self._check_data(v, "v")
-        log_z_clamped = clamped_log_partition(self.W, self.b, self.T, self.units, clamped=self.visible, values=V)
-        log_p = log_z_clamped - self.log_partition()
+        self._check_parameters()
+        log_p = self._log_probability(self._check_data(v, "v"))
         return float(log_p[0]) if np.ndim(v) == 1 else log_p
+
+    def _log_probability(self, V):
+        log_z_clamped = clamped_log_partition(self.W, self.b, self.T, self.units, clamped=self.visible, values=V)
+        return log_z_clamped - self._log_partition()
 
     def log_likelihood(self, data):
         """Exact mean log-likelihood ``L = (1/P) sum_mu log p(v_mu)`` of the data, in nats per pattern.
@@ -268,7 +348,8 @@ class BoltzmannMachine:
         >>> round(machine.log_likelihood([[1, 1], [-1, -1]]), 4)
         -0.8201
         """
-        return float(np.mean(self.log_probability(self._check_data(data))))
+        self._check_parameters()
+        return float(np.mean(self._log_probability(self._check_data(data))))
 
     def pseudo_log_likelihood(self, data):
         """Mean over patterns of ``sum_i log p(s_i | all other units)`` (machines without hidden units).
@@ -289,6 +370,7 @@ class BoltzmannMachine:
         >>> round(machine.pseudo_log_likelihood([[1, 1]]), 4)  # 2 log(1 / (1 + e**-2))
         -0.2539
         """
+        self._check_parameters()
         if self.n_hidden:
             raise ValueError(
                 f"pseudo_log_likelihood needs every unit observed; this machine has n_hidden = {self.n_hidden}"
@@ -341,6 +423,7 @@ class BoltzmannMachine:
         [[0. 1.]
          [1. 0.]] [0.333 0.333]
         """
+        self._check_parameters()
         return BoltzmannMachineGradient(**self._gradient(*self._exact_statistics(self._check_data(data))))
 
     def sample(self, n_samples, rng=None):
@@ -366,6 +449,7 @@ class BoltzmannMachine:
                [-1, -1],
                [-1, -1]], dtype=int8)
         """
+        self._check_parameters()
         n_samples = check_count(n_samples, "n_samples", minimum=0)
         check_memory(8 * n_samples + self.n_visible * n_samples, f"{n_samples} samples (n_samples)")
         p = boltzmann_distribution(self.W, self.b, self.T, self.units)

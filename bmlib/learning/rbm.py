@@ -28,6 +28,7 @@ from .._checks import (
     check_data,
     check_exact_size,
     check_indices,
+    check_integer,
     check_means,
     check_memory,
     check_real,
@@ -40,7 +41,7 @@ from .._random import as_generator
 from .._threads import thin_blas
 from ..rbm_exact import rbm_log_partition
 from ..states import _states_of_index
-from .machine import BoltzmannMachine
+from .machine import BoltzmannMachine, _as_model_fault, _checked_parameter
 
 # States of the enumerated layer per block, times the width of the other layer:
 # bounds the memory of one block (2**21 floats = 16 MiB).
@@ -121,6 +122,22 @@ class RBM:
     ``min(n_visible, n_hidden) <= MAX_EXACT_UNITS``.
     Explained in the chapter "Hidden units" (faster statistics).
 
+    The attributes may be changed after construction, replaced
+    (``rbm.T = 0.5``, ``rbm.b_hidden = new``) or written in place
+    (``rbm.W[0, 1] = 0.3``). Every method that uses the parameters, and
+    :func:`~bmlib.train`, first checks the whole model by the constructor's
+    rules (``T`` finite and > 0, ``units``, the shapes of ``W``,
+    ``b_visible`` and ``b_hidden`` against ``n_visible`` and ``n_hidden``,
+    finite entries) and refuses a broken model with a ValueError or
+    TypeError that names the attribute, the rule and the bad value, the same
+    message whichever method found it. The check is made before each use
+    rather than on assignment because no assignment sees an array written in
+    place, and because :func:`~bmlib.train` replaces the parameter arrays at
+    every step, where a check on assignment would cost as much as a tenth of
+    a small CD step. It is one pass over the parameters without a copy (as
+    much as one Gibbs half-step of a single chain), once per call: not again
+    at every Gibbs step of :meth:`sample` or every step of training.
+
     Examples
     --------
     >>> import bmlib as bm
@@ -162,11 +179,28 @@ class RBM:
 
     def copy(self):
         """An independent copy (same parameters, units and T)."""
+        self._check_parameters()
         return RBM(self.n_visible, self.n_hidden, W=self.W.copy(), b_visible=self.b_visible.copy(),
                    b_hidden=self.b_hidden.copy(), units=self.units, T=self.T)
 
     def _check_data(self, data, name="data"):
         return check_data(data, self.n_visible, self.units, name)
+
+    def _check_parameters(self):
+        """Refuse a model whose attributes were changed into an invalid one (see Notes); O(parameters)."""
+        _as_model_fault(self._check_attributes)
+
+    def _check_attributes(self):
+        check_temperature(self.T)
+        check_units(self.units)
+        n_v = check_integer(self.n_visible, "n_visible", minimum=1)
+        n_h = check_integer(self.n_hidden, "n_hidden", minimum=1)
+        _checked_parameter(self.W, "W", (n_v, n_h),
+                           f"W must have shape (n_visible, n_hidden) = {(n_v, n_h)}; got shape {{}}")
+        _checked_parameter(self.b_visible, "b_visible", (n_v,),
+                           f"b_visible must have shape (n_visible,) = ({n_v},); got shape {{}}")
+        _checked_parameter(self.b_hidden, "b_hidden", (n_h,),
+                           f"b_hidden must have shape (n_hidden,) = ({n_h},); got shape {{}}")
 
     # --- the two conditionals and block Gibbs sampling ------------------------
 
@@ -197,6 +231,7 @@ class RBM:
         array([[0.5   ],
                [0.8808]])
         """
+        self._check_parameters()
         out = self._hidden_means(check_means(v, self.n_visible, self.units, "v"))
         return out[0] if np.ndim(v) == 1 else out
 
@@ -217,6 +252,7 @@ class RBM:
         >>> bm.RBM(2, 1, W=[[2.0], [-1.0]], units="spins").visible_means([1]).round(4)  # tanh(2), tanh(-1)
         array([ 0.964 , -0.7616])
         """
+        self._check_parameters()
         out = self._visible_means(check_means(h, self.n_hidden, self.units, "h"))
         return out[0] if np.ndim(h) == 1 else out
 
@@ -266,6 +302,7 @@ class RBM:
         array([[0, 0],
                [1, 0]], dtype=int8)
         """
+        self._check_parameters()
         V = self._check_data(v, "v")
         steps = check_count(steps, "steps", minimum=0)
         out = self._gibbs_steps(V, steps, as_generator(rng)).astype(np.int8)
@@ -298,6 +335,7 @@ class RBM:
         >>> chain.shape, bool((chain[-1] == rbm.gibbs([1, 0], steps=5, rng=0)).all())
         ((5, 2), True)
         """
+        self._check_parameters()
         V = self._check_data(v, "v")
         steps = check_count(steps, "steps", minimum=1)
         check_memory(1.0 * steps * V.size, f"{steps} states of {V.shape[0]} chains of {self.n_visible} units (steps)")
@@ -332,6 +370,7 @@ class RBM:
                [1, 0],
                [0, 0]], dtype=int8)
         """
+        self._check_parameters()
         n_samples = check_count(n_samples, "n_samples", minimum=0)
         steps = check_count(steps, "steps", minimum=0)
         check_memory(2 * 8 * n_samples * (self.n_visible + self.n_hidden),
@@ -356,6 +395,7 @@ class RBM:
         >>> rbm.reconstruct([1, 0]).round(4)
         array([0.8534, 0.293 ])
         """
+        self._check_parameters()
         V = self._check_data(v, "v")
         out = self._visible_means(self._hidden_means(V))
         return out[0] if np.ndim(v) == 1 else out
@@ -364,6 +404,7 @@ class RBM:
 
     def energy(self, v, h):
         """``E(v, h) = -v^T W h - a^T v - c^T h`` of one pair or a batch; float or shape (P,)."""
+        self._check_parameters()
         V = self._check_data(v, "v")
         H = np.atleast_2d(check_states(h, self.n_hidden, self.units, "h"))
         if H.shape != (len(V), self.n_hidden):
@@ -395,6 +436,7 @@ class RBM:
         >>> rbm.free_energy([[0, 0], [1, 0]]).round(4)  # -log 2, -log(1 + e**2)
         array([-0.6931, -2.1269])
         """
+        self._check_parameters()
         F = self._free_energy(self._check_data(v, "v"))
         return float(F[0]) if np.ndim(v) == 1 else F
 
@@ -467,6 +509,7 @@ class RBM:
         >>> patterns.tolist(), p.round(3).tolist()   # (1 + e**0) : (1 + e**3), free energies summed over h
         ([[1, 0], [1, 1]], [0.087, 0.913])
         """
+        self._check_parameters()
         if np.ndim(v) != 1:
             raise ValueError(f"v must be one pattern of shape ({self.n_visible},); got shape {np.shape(v)}")
         v = self._check_data(v, "v")[0]
@@ -495,13 +538,22 @@ class RBM:
         >>> round(rbm.log_partition(), 4)
         2.7392
         """
+        self._check_parameters()
+        return self._log_partition()
+
+    @thin_blas  # as log_partition, for log_probability and log_likelihood, which call this one
+    def _log_partition(self):
         # One owner of the exact RBM log Z (it also handles T -> 0 and huge fields).
         return rbm_log_partition(self.W, self.b_visible, self.b_hidden, self.T, self.units)
 
     def log_probability(self, v):
         """Exact ``log p(v) = -F(v)/T - log Z`` of visible patterns; float or shape (P,)."""
-        log_p = -self._free_energy(self._check_data(v, "v")) / self.T - self.log_partition()
+        self._check_parameters()
+        log_p = self._log_probability(self._check_data(v, "v"))
         return float(log_p[0]) if np.ndim(v) == 1 else log_p
+
+    def _log_probability(self, V):
+        return -self._free_energy(V) / self.T - self._log_partition()
 
     @thin_blas
     def log_likelihood(self, data):
@@ -522,7 +574,8 @@ class RBM:
         >>> round(rbm.log_likelihood([[1, 0]]), 4)  # -F/T - log Z = 2.1269 - 2.7392
         -0.6123
         """
-        return float(np.mean(self.log_probability(self._check_data(data))))
+        self._check_parameters()
+        return float(np.mean(self._log_probability(self._check_data(data))))
 
     @thin_blas
     def pseudo_log_likelihood(self, data):
@@ -548,6 +601,7 @@ class RBM:
         >>> round(rbm.pseudo_log_likelihood([[1, 0]]), 4)
         -0.5807
         """
+        self._check_parameters()
         V = self._check_data(data)
         n_v = self.n_visible
         delta = (-V if self.units == "spins" else 1.0 - V) - V  # change of each unit when flipped
@@ -610,6 +664,7 @@ class RBM:
         >>> dW.round(4).ravel(), db_v.round(4), db_h.round(4)
         (array([ 0.2277, -0.1994]), array([ 0.2176, -0.3287]), array([0.1393]))
         """
+        self._check_parameters()
         return RBMGradient(**self._gradient(*self._exact_statistics(self._check_data(data))))
 
     def to_boltzmann_machine(self):
@@ -631,6 +686,7 @@ class RBM:
         >>> round(full.log_likelihood([[1, 0]]), 4)  # the same model
         -0.6123
         """
+        self._check_parameters()
         n_v, n = self.n_visible, self.n_visible + self.n_hidden
         W = np.zeros((n, n))
         W[:n_v, n_v:], W[n_v:, :n_v] = self.W, self.W.T
