@@ -197,6 +197,7 @@ def inpaint(rbm, images, missing, *, steps=200, burn_in=50, n_chains=10, rng=Non
     [[1.0, 0.91]]
     """
     check_instance(rbm, "rbm", RBM, "a bm.RBM")
+    rbm._check_parameters()
     images = rbm._check_data(images, "images")
     index = check_indices(missing, rbm.n_visible, "missing")
     steps = check_count(steps, "steps", minimum=1)

@@ -70,6 +70,7 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
     0.5
     """
     check_instance(rbm, "rbm", RBM, "a bm.RBM")
+    rbm._check_parameters()
     T = check_temperatures(temperatures)
     if T.size < 2 or np.any(np.diff(T) <= 0):
         raise ValueError(f"temperatures must be at least two values in strictly increasing order; got {T.tolist()}")

@@ -303,3 +303,43 @@ def test_huge_but_finite_parameters_are_accepted_without_a_warning():
         warnings.simplefilter("error")
         rbm._check_parameters()
         machine._check_parameters()
+
+
+# The public functions outside the two classes that take a model: each must refuse a damaged one as
+# its methods do (they reach the model's parameters through private methods or directly).
+FUNCTIONS = {
+    "exact_statistics": lambda m: bm.exact_statistics(m, RBM_DATA if isinstance(m, bm.RBM) else BM_DATA[:, :4]),
+    "ContrastiveDivergence": lambda m: bm.ContrastiveDivergence()(m, RBM_DATA, rng=0),
+    "PersistentContrastiveDivergence": lambda m: bm.PersistentContrastiveDivergence(n_chains=3)(m, RBM_DATA, rng=0),
+    "SampledStatistics": lambda m: bm.SampledStatistics(n_samples=2, burn_in=1)(m, BM_DATA, rng=0),
+    "AnnealedStatistics": lambda m: bm.AnnealedStatistics()(m, BM_DATA, rng=0),
+    "MeanFieldStatistics": lambda m: bm.MeanFieldStatistics()(m, BM_DATA, rng=0),
+    "inpaint": lambda m: bm.inpaint(m, RBM_DATA, missing=[1], steps=2, burn_in=0, rng=0),
+    "rbm_parallel_tempering": lambda m: bm.rbm_parallel_tempering(m, [1.0, 2.0], n_samples=2, rng=0),
+    "plot_filters": lambda m: bm.plot_filters(m, shape=(3, 1)),
+    "encoder_report": lambda m: bm.encoder_report(m),
+    "expected_cd_update": lambda m: bm.expected_cd_update(m, RBM_DATA),
+    "cd_update_spread": lambda m: bm.cd_update_spread(m, RBM_DATA, n_repeats=2, rng=0),
+    "plot_moment_match": lambda m: bm.plot_moment_match(m, BM_DATA),
+}
+MACHINE_FUNCTIONS = ("SampledStatistics", "AnnealedStatistics", "MeanFieldStatistics", "encoder_report", "plot_moment_match")
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_functions_that_take_a_model_refuse_a_damaged_one(name):
+    import matplotlib.pyplot as plt
+
+    model = new_machine() if name in MACHINE_FUNCTIONS else new_rbm()
+    try:
+        FUNCTIONS[name](model)  # valid as constructed
+    finally:
+        plt.close("all")
+    model.W[0, 1] = np.nan
+    if isinstance(model, bm.BoltzmannMachine):
+        model.W[1, 0] = np.nan
+    with pytest.raises(ValueError, match=r"the model's W must be finite"):
+        FUNCTIONS[name](model)
+    model = new_machine() if name in MACHINE_FUNCTIONS else new_rbm()
+    model.T = -1.0
+    with pytest.raises(ValueError, match=r"the model's T must be finite and > 0"):
+        FUNCTIONS[name](model)

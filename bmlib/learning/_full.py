@@ -14,10 +14,12 @@ from .rbm import RBM
 
 
 def full_machine(model, who):
-    """The model as a :class:`BoltzmannMachine` (the model itself if it is one)."""
+    """The model as a :class:`BoltzmannMachine` (the model itself if it is one), checked for changes since construction."""
     if isinstance(model, BoltzmannMachine):
+        model._check_parameters()
         return model
     if isinstance(model, RBM):
+        model._check_parameters()
         return model.to_boltzmann_machine()
     raise TypeError(f"{who} needs a bmlib BoltzmannMachine or RBM; got {type(model).__name__}")
 

@@ -30,6 +30,7 @@ MAX_CD_THEORY_UNITS = 12
 def _check_small(rbm):
     if not isinstance(rbm, RBM):
         raise TypeError(f"rbm must be a bmlib RBM; got {type(rbm).__name__}")
+    rbm._check_parameters()
     if rbm.n_visible + rbm.n_hidden > MAX_CD_THEORY_UNITS:
         raise ValueError(f"rbm must have at most {MAX_CD_THEORY_UNITS} units in all for the exact expected update "
                          f"(2**n_visible x 2**n_hidden transition); got {rbm.n_visible} + {rbm.n_hidden}")
@@ -208,6 +209,7 @@ def cd_update_spread(rbm, data, n_repeats=200, rng=None):
 
     if not isinstance(rbm, RBM):
         raise TypeError(f"rbm must be a bmlib RBM; got {type(rbm).__name__}")
+    rbm._check_parameters()
     data = check_data(data, rbm.n_visible, rbm.units)
     n_repeats = check_count(n_repeats, "n_repeats", minimum=2)
     gen = as_generator(rng)

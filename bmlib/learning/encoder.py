@@ -75,6 +75,7 @@ class EncoderReport:
 def _check_encoder_machine(machine):
     if not isinstance(machine, BoltzmannMachine):
         raise TypeError(f"machine must be a bmlib BoltzmannMachine; got {type(machine).__name__}")
+    machine._check_parameters()
     if machine.n_visible % 2 or machine.n_visible < 4 or machine.n_hidden < 1:
         raise ValueError(
             "machine must have two visible groups of n_group >= 2 units and at least one hidden unit "

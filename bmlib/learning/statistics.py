@@ -75,6 +75,7 @@ def exact_statistics(model, batch, rng=None):
     [1. 0.] 0.0 [0. 0.] 0.0
     """
     check_instance(model, "model", (BoltzmannMachine, RBM), "a bmlib BoltzmannMachine or RBM")
+    model._check_parameters()  # a model changed after construction is refused here too
     as_generator(rng)  # not used by exact statistics, but checked like everywhere
     return model._exact_statistics(model._check_data(batch, "batch"))
 
@@ -85,6 +86,7 @@ def _require_rbm(model, who):
             f"{who} runs block Gibbs chains and needs an RBM; got {type(model).__name__}. "
             'For a BoltzmannMachine use statistics="exact" or pass your own provider.'
         )
+    model._check_parameters()  # a model changed after construction (train checks once, before its steps)
 
 
 class ContrastiveDivergence:
@@ -283,6 +285,7 @@ class SampledStatistics:
         if not isinstance(model, BoltzmannMachine):
             raise TypeError(f"SampledStatistics runs sequential dynamics on a BoltzmannMachine; got "
                             f'{type(model).__name__}. For an RBM use statistics="cd" or "pcd".')
+        model._check_parameters()
         batch = model._check_data(batch, "batch")
         gen = as_generator(rng)
         if model.n_hidden == 0:

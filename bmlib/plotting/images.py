@@ -102,6 +102,7 @@ def plot_filters(rbm, shape=(8, 8), n_columns=8):
     >>> plt.close(fig)
     """
     check_instance(rbm, "rbm", RBM, "a bm.RBM")
+    rbm._check_parameters()
     rows, cols = _shape(shape, rbm.n_visible)
     n_columns = check_count(n_columns, "n_columns", minimum=1)
     n = rbm.n_hidden

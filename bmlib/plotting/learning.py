@@ -191,6 +191,7 @@ def plot_moment_match(models, data, titles=None):
     models = check_sequence(models, "models", "a BoltzmannMachine or a sequence of them", allow_single=BoltzmannMachine)
     for k, model in enumerate(models):
         check_instance(model, f"models[{k}]", BoltzmannMachine, "a bmlib BoltzmannMachine")
+        model._check_parameters()
     titles = check_labels(titles, len(models), "titles", "model")
     # Check the data here, so that an error names data (not exact_statistics' batch).
     data = [check_data(data, model.n_visible, model.units, "data") for model in models]
