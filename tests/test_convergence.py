@@ -181,11 +181,12 @@ def test_r_hat_and_bulk_ess_match_arviz_if_installed():
 
 def test_error_bars_of_independent_ar1_chains_cover_the_mean_95_percent_of_the_time():
     # 200 seeded runs of 4 AR(1) chains (phi = 0.5, tau = 3) of 2048 samples; the exact mean is 0.
-    # An honest error bar covers 0 within 2 error bars ~95% of the time; a binomial fraction of
-    # 200 has a standard deviation of 1.5 points, so the band 91% ... 99% is ~2.5 sigma wide each
-    # side. The error bar must also be the right size on average: the mean of its ratio to the
-    # exact standard error lies within 0.9 ... 1.2 (the larger of two estimates is a little
-    # above either; seed SEED gives the fraction and ratio printed on failure).
+    # The error bar is the larger of the within-chain and the between-chain estimates, so it is a
+    # little above the exact standard error: over 400 other seeds its mean ratio to the exact one is
+    # 1.09 and it covers 0 within 2 error bars in 97% of runs (95.4% for an exact error bar). A
+    # binomial fraction of 200 has a standard deviation of ~1.3 points: the band 92% ... 99.5% is
+    # ~3.5 of them either side of 96.5%. The ratio band 0.95 ... 1.25 catches an error bar 5% too
+    # small or 25% too large. Seed SEED gives a fraction of 0.93 and a mean ratio of 1.10.
     phi, n, m, runs = 0.5, 2048, 4, 200
     exact = ar1_standard_error(phi, n, m)
     hits, ratios = 0, []
@@ -196,7 +197,7 @@ def test_error_bars_of_independent_ar1_chains_cover_the_mean_95_percent_of_the_t
             hits += abs(e.value) < 2 * e.error
             ratios.append(e.error / exact)
     fraction, ratio = hits / runs, float(np.mean(ratios))
-    assert 0.91 <= fraction <= 0.99 and 0.9 < ratio < 1.2, (fraction, ratio)
+    assert 0.92 <= fraction <= 0.995 and 0.95 < ratio < 1.25, (fraction, ratio)
 
 
 def _stuck_reproducers():
