@@ -49,13 +49,18 @@ from .diagnostics import Estimate, _estimate, _problems, _scaled, _series, _warn
 OBSERVABLES = ("energy_per_unit", "magnetization", "abs_magnetization", "susceptibility", "specific_heat", "binder")
 
 
-def _times(est, factor, name):
-    """``est`` with value and error multiplied by ``factor`` (a product of scales, as Python floats)."""
-    value, error = est.value * factor, est.error * factor
+def _times(est, factors, name):
+    """``est`` with value and error multiplied by each of ``factors`` in turn (Python floats).
+
+    In turn, so that a zero stays zero (0 x 1e200 x 1e200 is 0, where 0 x (1e200 x 1e200) is NaN).
+    """
+    value, error = est.value, est.error
+    for factor in factors:
+        value, error = value * factor, error * factor
     if not (math.isfinite(value) and math.isfinite(error)):
         raise ValueError(
-            f"result: the {name} overflows the float range ({est.value:.3g} x {factor:.3g}); the energies are "
-            "too large: scale W and b down (the samples depend only on W / T and b / T)"
+            f"result: the {name} overflows the float range (its energies or magnetizations, squared, exceed "
+            "1.8e308); scale W, b and T down together (the samples depend only on W / T and b / T)"
         )
     return dataclasses.replace(est, value=value, error=error)
 
@@ -66,7 +71,7 @@ def _fluctuation(x, scale, name):
     Squared on ``x / max|x|`` and scaled back, so energies near 1e200 do not overflow when squared.
     """
     y, s = _scaled(x)
-    return _times(_estimate((y - y.mean()) ** 2), scale * s * s, name)
+    return _times(_estimate((y - y.mean()) ** 2), (s, s, scale), name)
 
 
 def _binder(m):
@@ -92,7 +97,7 @@ def _averages(result):
         "magnetization": _estimate(m),
         "abs_magnetization": _estimate(abs_m),
         "susceptibility": _fluctuation(abs_m, n / T, "susceptibility"),
-        "specific_heat": _fluctuation(e, n / T**2, "specific heat"),
+        "specific_heat": _fluctuation(e, n / T / T, "specific heat"),  # T**2 raises OverflowError past 1e154
         "binder": _binder(m),
     }
 
