@@ -298,6 +298,13 @@ def sample(
         ``samples`` of shape (n_samples, n_chains, n), their ``energies``, the
         ``acceptance`` rate, the ``final_state``.
 
+    Raises
+    ------
+    ValueError
+        Among the checks of every argument: before any sweep, if the energies
+        could overflow the float range (the bound ``sum|W|/2 + sum|b|``, or
+        ``n (2|J| + |h|)`` for a lattice, above 1.8e308).
+
     Notes
     -----
     The chains are independent: one sample from each of many chains gives

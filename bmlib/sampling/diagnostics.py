@@ -636,18 +636,18 @@ def estimate(x):
         ``r_hat`` (rank-normalized split-R-hat) and ``ess`` (bulk effective
         sample size); see the module docstring. Unpacks as ``value, error, tau``.
 
+    Raises
+    ------
+    ValueError
+        If ``x`` is not such an array of finite numbers, or the work would
+        need more than :data:`bmlib.MEMORY_BUDGET` bytes (checked first).
+
     Warns
     -----
     ConvergenceWarning
         If R-hat > 1.01 or the bulk-ESS is below 100 per chain (Vehtari et
         al. 2021's recommendations for trusting the draws and their Monte
         Carlo error), or the chains are too short to assess.
-
-    Raises
-    ------
-    ValueError
-        If ``x`` is not such an array of finite numbers, or the work would
-        need more than :data:`bmlib.MEMORY_BUDGET` bytes (checked first).
 
     Examples
     --------

@@ -148,17 +148,17 @@ def thermal_averages(result):
         docstring); each an :class:`~bmlib.sampling.Estimate` ``(value, error, tau)``
         with ``r_hat`` and ``ess``.
 
-    Warns
-    -----
-    ConvergenceWarning
-        Once, naming the quantities whose R-hat exceeds 1.01 or whose bulk
-        effective sample size is below 100 per chain (see :func:`~bmlib.estimate`).
-
     Raises
     ------
     ValueError
         If a fluctuation overflows the float range (energies near 1e154 or
         more), or the work would exceed :data:`bmlib.MEMORY_BUDGET`.
+
+    Warns
+    -----
+    ConvergenceWarning
+        Once, naming the quantities whose R-hat exceeds 1.01 or whose bulk
+        effective sample size is below 100 per chain (see :func:`~bmlib.estimate`).
 
     Notes
     -----
@@ -223,18 +223,18 @@ def temperature_scan(
         The keys of :func:`~bmlib.thermal_averages`; each value, error, tau,
         r_hat and ess an ndarray of shape (n_T,).
 
-    Warns
-    -----
-    ConvergenceWarning
-        Once for the whole scan, naming each temperature and quantity whose
-        R-hat exceeds 1.01 or whose bulk-ESS is below 100 per chain.
-
     Raises
     ------
     ValueError
         Before sampling, if the energies of ``W`` and ``b`` (bounded by
         ``sum|W|/2 + sum|b|``) are so large that their squares overflow the
         float range in the specific heat.
+
+    Warns
+    -----
+    ConvergenceWarning
+        Once for the whole scan, naming each temperature and quantity whose
+        R-hat exceeds 1.01 or whose bulk-ESS is below 100 per chain.
 
     Examples
     --------
