@@ -468,11 +468,15 @@ def check_masked_weights(W, mask, name="W"):
 # --- iterative solvers and log Z estimators (meanfield.py, bethe.py, partition.py) ---
 
 
-class ConvergenceWarning(RuntimeWarning):
-    """An iterative method stopped at its iteration limit before meeting its tolerance.
+class ConvergenceWarning(RuntimeWarning, UserWarning):
+    """A result that has not converged: an iterative method, or Markov chains that have not mixed.
 
-    Its result is still returned, with ``converged=False``; turn the warning
-    into an error with ``warnings.simplefilter("error", bmlib.ConvergenceWarning)``.
+    An iterative method stopped at its iteration limit before meeting its
+    tolerance: its result is still returned, with ``converged=False``. Or
+    Monte Carlo chains fail the R-hat or effective-sample-size checks of
+    :func:`bmlib.estimate`: the error bar is returned but cannot be trusted.
+    Turn the warning into an error with
+    ``warnings.simplefilter("error", bmlib.ConvergenceWarning)``.
     """
 
 

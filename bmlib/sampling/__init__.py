@@ -8,7 +8,8 @@ schedules       scan orders: sequential, random, colouring (checkerboard)
 couplings       coupling operators: local fields and energies of a model
                 (dense ``W``, or a square-lattice stencil)
 chains          the runner: many chains, burn-in, thinning, clamping, annealing
-diagnostics     autocorrelation time, blocking error bars
+diagnostics     autocorrelation time, blocking error bars, R-hat, effective
+                sample size
 observables     energy, magnetization, susceptibility, specific heat
 clusters        Wolff's cluster update of the square lattice, critical slowing down
 transition      the exact transition matrix of a tiny network, distances between
@@ -17,6 +18,7 @@ transition      the exact transition matrix of a tiny network, distances between
 
 The public names are re-exported flat from :mod:`bmlib`.
 """
+from .._checks import ConvergenceWarning
 from .chains import SampleResult, anneal, sample
 from .clusters import CriticalSlowing, critical_slowing_down, wolff_sample, wolff_sweeps
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
@@ -30,6 +32,7 @@ from .transition import convergence_curves, state_frequencies, total_variation, 
 
 __all__ = [
     "ChiSquareResult",
+    "ConvergenceWarning",
     "CriticalSlowing",
     "CouplingOperator",
     "DenseCouplings",

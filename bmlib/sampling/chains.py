@@ -106,6 +106,37 @@ def _operator(W, b):
     return DenseCouplings(W, b)
 
 
+def _energy_bound(op):
+    """A cheap bound on ``|E|`` and on every local field: ``sum|W|/2 + sum|b|`` (inf if that overflows).
+
+    For a square lattice, ``n (2|J| + |h|)`` (at most 2 bonds per site). 0 for an operator of
+    unknown kind (a reader's own), which is not checked.
+    """
+    with np.errstate(over="ignore"):
+        if isinstance(op, DenseCouplings):
+            scale = float(np.max(np.abs(op.W), initial=0.0))
+            if scale == 0:
+                return float(np.sum(np.abs(op.b)))
+            # Summed on W / max|W| so that the sum itself cannot overflow before the comparison.
+            return scale * float(np.sum(np.abs(op.W / scale))) / 2 + float(np.sum(np.abs(op.b)))
+        if isinstance(op, SquareLattice):
+            return op.n_units * (2.0 * abs(op.J) + abs(op.h))
+    return 0.0
+
+
+def _check_energy_range(op):
+    """Refuse models whose energies (or local fields) could overflow the float range."""
+    bound = _energy_bound(op)
+    if not bound <= np.finfo(float).max:
+        what = (f"a {op.describe()}: n (2|J| + |h|)" if isinstance(op, SquareLattice)
+                else "W and b: sum|W|/2 + sum|b|")
+        raise ValueError(
+            f"W (and b) are too large: the energies would overflow the float range (the bound {what} = "
+            f"{bound:.3g} is above the float maximum {np.finfo(float).max:.3g}); scale W, b and T down together "
+            "(the samples depend only on W/T and b/T)"
+        )
+
+
 def _initial_states(initial, n, n_chains, units, rng):
     """Starting states, shape (n_chains, n) int8: uniformly random if ``initial`` is None."""
     low, high = LEVELS[units]
@@ -274,6 +305,13 @@ def sample(
         ``samples`` of shape (n_samples, n_chains, n), their ``energies``, the
         ``acceptance`` rate, the ``final_state``.
 
+    Raises
+    ------
+    ValueError
+        Among the checks of every argument: before any sweep, if the energies
+        could overflow the float range (the bound ``sum|W|/2 + sum|b|``, or
+        ``n (2|J| + |h|)`` for a lattice, above 1.8e308).
+
     Notes
     -----
     The chains are independent: one sample from each of many chains gives
@@ -389,6 +427,7 @@ def anneal(
 def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, scan, clamped, values, initial, rng):
     """Validate what :func:`sample` and :func:`anneal` share, then run."""
     units = check_units(units)
+    _check_energy_range(op)  # before any work: energies beyond the float range cannot be sampled
     if n_chains is None:
         # Continuing chains (initial=result.final_state) or one clamp pattern per chain fixes the number.
         two_d = [len(a) for a in (initial, values) if a is not None and np.ndim(a) == 2]

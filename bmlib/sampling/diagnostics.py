@@ -1,4 +1,4 @@
-"""How far to trust an average over a Markov chain: autocorrelation time and error bars.
+"""How far to trust an average over Markov chains: autocorrelation time, error bars, convergence.
 
 Successive states of a chain are correlated, so ``N`` samples carry less
 information than ``N`` independent draws. For a series ``x_t`` with
@@ -14,47 +14,285 @@ autocorrelation_time        tau, from the autocorrelation function with Sokal's
                             automatic window
 blocking_error              standard error of the mean by Flyvbjerg-Petersen
                             blocking, with the block size chosen by Jonsson's
-                            (2018) automated test
-estimate                    mean, its standard error and tau, in one call
+                            (2018) automated test; per chain, then combined
+                            with the spread between the chains
+estimate                    mean, its standard error, tau, R-hat and the bulk
+                            effective sample size, in one call; warns
+                            (:class:`ConvergenceWarning`) when they say the
+                            error bar cannot be trusted
 ==========================  ===================================================
 
 Input of shape ``(n_samples,)`` is one chain; ``(n_samples, n_chains)`` is
 several independent chains of the same length (as in
 :attr:`SampleResult.energies <bmlib.SampleResult>`).
 
+**The error bar of several chains.** Chains that have not mixed (each stuck
+near its own mode, say +m0 and -m0 of a magnet below T_c) look fine one by
+one: each is a long, well-behaved series around its own mean. Only the
+spread *between* the chains shows that the overall mean is uncertain. So
+the error of ``m`` chains is the larger of
+
+(a) the within-chain error: blocking applied to each chain on its own,
+    combined as ``sqrt(sum_j err_j**2) / m`` (the chains are independent);
+(b) the between-chain error: ``std(chain means, ddof=1) / sqrt(m)``, which
+    needs no model of the correlations at all.
+
+For chains that mix, both estimate the same standard error (b is noisier,
+with ``m - 1`` degrees of freedom), so the larger one is a little above it:
+on 4 AR(1) chains it is ~9% high on average and covers the exact mean
+within 2 error bars in ~97% of runs (tests/test_convergence.py). For chains
+that do not mix, (b) is the only one that sees the problem, and it is
+roughly the right size as long as the chains sample the modes in
+proportion. Stan's alternative, ``sd / sqrt(ESS)`` with the multi-chain
+autocorrelation, behaves similarly; blocking is kept because it is what
+this book teaches and it needs no truncation rule for the correlation sum.
+
+**Convergence diagnostics** (Vehtari, Gelman, Simpson, Carpenter & Buerkner
+2021, "Rank-normalization, folding, and localization: an improved R-hat for
+assessing convergence of MCMC", Bayesian Analysis 16(2), 667-718):
+
+* *R-hat*: each chain is split in halves (so that a trend within one chain
+  counts as disagreement too; a single chain becomes two), the draws are
+  replaced by the normal scores of their ranks over all chains
+  (rank-normalization, robust to heavy tails), and
+  ``R = sqrt(var_plus / W)`` with ``W`` the mean within-chain variance and
+  ``var_plus = (n - 1)/n W + B/n``. The reported R-hat is the larger of that
+  of the draws (bulk) and that of their distances from the median (folded,
+  for the tails). It is 1 for chains that agree.
+* *bulk-ESS*: the effective sample size of the rank-normalized split
+  chains, ``S / tau`` with tau from the multi-chain autocorrelation (which
+  includes the between-chain variance) summed by Geyer's initial monotone
+  sequence.
+
+The paper recommends using the samples only if R-hat < 1.01 and, for the
+R-hat and the Monte Carlo error themselves to be reliable, bulk-ESS of at
+least 100 per chain (400 for its recommended 4 chains). :func:`estimate`
+warns with :class:`ConvergenceWarning` when R-hat > 1.01 or bulk-ESS < 100
+per chain (100 for one chain): then the error bar it prints cannot be
+trusted, even though it is the honest best guess.
+
+**Scale.** Every result is computed on ``x / max|x|`` and scaled back, so
+data near the ends of the float range (1e300, 1e-300) give the same
+answers, scaled, as data near 1. **Memory** is checked before any work
+(:data:`bmlib.MEMORY_BUDGET`).
+
 Explained in the chapter "The Boltzmann-Gibbs distribution".
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import NamedTuple
+import warnings
 
 import numpy as np
 
-from .._checks import _as_real_array, _check_finite, check_bool, check_integer, check_real
+from .._checks import (
+    ConvergenceWarning,
+    _as_real_array,
+    _check_finite,
+    check_bool,
+    check_integer,
+    check_memory,
+    check_real,
+)
+
+#: Vehtari et al. (2021): use the draws only if R-hat is below this.
+R_HAT_LIMIT = 1.01
+#: Vehtari et al. (2021): bulk-ESS per chain needed for R-hat and the error bar to be reliable.
+ESS_PER_CHAIN = 100
+
+_FLOAT = 8  # bytes of a float64
 
 
-def _series(x, name="x", minimum=2):
-    """``x`` as a float array of shape (n_samples, n_chains), checked."""
-    x = _as_real_array(x, name)
-    if x.ndim not in (1, 2) or x.shape[0] < minimum or (x.ndim == 2 and x.shape[1] == 0):
+def _series(x, name="x", minimum=2, budget=None):
+    """``x`` as a float array of shape (n_samples, n_chains), checked.
+
+    ``budget(n, m)`` returns ``(bytes, what)`` of the work to come; it is
+    checked against the memory budget before x is even converted to floats.
+    """
+    try:
+        shape = np.shape(x)
+    except Exception:  # ragged lists and the like: let the usual conversion say why
+        shape = _as_real_array(x, name).shape
+    if len(shape) not in (1, 2) or shape[0] < minimum or (len(shape) == 2 and shape[1] == 0):
         raise ValueError(
             f"{name} must have shape (n_samples,) or (n_samples, n_chains) with n_samples >= {minimum} "
-            f"and n_chains >= 1; got shape {x.shape}"
+            f"and n_chains >= 1; got shape {shape}"
         )
+    if budget is not None:
+        n, m = shape[0], shape[1] if len(shape) == 2 else 1
+        nbytes, what = budget(n, m)
+        check_memory(nbytes, f"{what} of {name} of shape {tuple(shape)} ({n} samples x {m} chains)")
+    x = _as_real_array(x, name)
     _check_finite(x, name)
     return x.reshape(x.shape[0], -1)
 
 
+def _fft_size(n):
+    """Length of the zero-padded FFT of n samples: a power of 2 >= 2n - 1 (linear, not circular)."""
+    return 1 << (2 * n - 1).bit_length()
+
+
+def _fft_bytes(n, m):
+    """Peak bytes of an autocorrelation of (n, m) samples: the float copy and the scaled copy of
+    the input, and per chain one padded FFT (the centred column, its spectrum, the power spectrum,
+    the inverse transform and pocketfft's own padded copy). Measured with tracemalloc, rounded up.
+    """
+    return _FLOAT * (3 * n * m + 2 * n + 8 * _fft_size(n))
+
+
+def _blocking_bytes(n, m):
+    """Peak bytes of blocking (n, m) samples: the two copies of the input and a few of one chain."""
+    return _FLOAT * (3 * n * m + 4 * n)
+
+
+def _workspace_bytes(n, m):
+    """Peak bytes of :func:`estimate` on (n, m) samples (checked against MEMORY_BUDGET first).
+
+    The copies of the input, the rank-normalization of all ``S = n m`` draws
+    twice (sorting, ranks, inverse indices, the scores: ~20 arrays of S in
+    all, measured with tracemalloc and rounded up), and the FFTs.
+    """
+    return _FLOAT * 20 * n * m + _fft_bytes(n, m)
+
+
+def _scaled(x):
+    """``(x / s, s)`` with ``s = max|x|`` (1 for all-zero x): every result is computed on the scaled copy."""
+    s = float(np.max(np.abs(x)))
+    s = s if s > 0 else 1.0
+    return x / s, s
+
+
+def _acov_sum(y):
+    """``sum_j sum_i (y_ij - ybar_j)(y_{i+t},j - ybar_j)``, t = 0 .. n-1, for y of shape (n, m).
+
+    One chain at a time, so the workspace is one padded FFT, not m of them.
+    """
+    n = y.shape[0]
+    size = _fft_size(n)  # zero-padding to >= 2n turns the FFT's circular correlation into the linear one
+    total = np.zeros(n)
+    for column in y.T:
+        spectrum = np.fft.rfft(column - column.mean(), n=size)
+        power = spectrum.real**2 + spectrum.imag**2
+        del spectrum
+        total += np.fft.irfft(power, n=size)[:n]
+    return total
+
+
 def _autocorrelation(x):
     """Normalized autocorrelation rho(t), t = 0 .. n-1, pooled over the chains of x (n, m)."""
-    n = x.shape[0]
-    centred = x - x.mean(axis=0)
-    # Zero-padding to >= 2n turns the FFT's circular correlation into the linear one.
-    size = 1 << (2 * n - 1).bit_length()
-    spectrum = np.fft.rfft(centred, n=size, axis=0)
-    acov = np.fft.irfft(spectrum * spectrum.conj(), n=size, axis=0)[:n].sum(axis=1)
-    return acov / acov[0] if acov[0] > 0 else np.full(n, np.nan)
+    acov = _acov_sum(_scaled(x)[0])
+    return acov / acov[0] if acov[0] > 0 else np.full(acov.size, np.nan)
+
+
+# --- normal quantile (for rank-normalization) -------------------------------------------------
+
+# Acklam's rational approximation of the normal quantile (relative error < 1.15e-9), see
+# https://web.archive.org/web/20151030215612/http://home.online.no/~pjacklam/notes/invnorm/
+_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02, 1.383577518672690e02,
+      -3.066479806614716e01, 2.506628277459239e00)
+_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01,
+      -1.328068155288572e01)
+_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00, -2.549732539343734e00,
+      4.374664141464968e00, 2.938163982698783e00)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _normal_quantile(p):
+    """``Phi^-1(p)`` for p in (0, 1), elementwise, to ~1e-15 relative: Acklam, then one Halley step.
+
+    The lower tail is computed for ``min(p, 1 - p)`` and mirrored (the
+    quantile is odd about 1/2), so both tails have full relative accuracy.
+    """
+    p = np.asarray(p, dtype=float)
+    q = np.minimum(p, 1.0 - p)  # exact for p > 1/2 (Sterbenz)
+    x = np.empty_like(q)
+    tail = q < 0.02425
+    r = np.sqrt(-2.0 * np.log(q[tail]))
+    x[tail] = ((((((_C[0] * r + _C[1]) * r + _C[2]) * r + _C[3]) * r + _C[4]) * r + _C[5])
+               / ((((_D[0] * r + _D[1]) * r + _D[2]) * r + _D[3]) * r + 1.0))
+    c = q[~tail] - 0.5
+    r = c * c
+    x[~tail] = ((((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * c
+                / (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0))
+    # One Halley step on Phi(x) - q = 0 with the exact Phi(x) = erfc(-x / sqrt 2) / 2 (x <= 0 here,
+    # where erfc keeps its relative accuracy): the rational guess becomes exact to rounding.
+    e = 0.5 * _erfc(-x / math.sqrt(2.0)).astype(float) - q
+    u = e * math.sqrt(2.0 * math.pi) * np.exp(0.5 * x * x)
+    x = x - u / (1.0 + 0.5 * x * u)
+    return np.where(p > 0.5, -x, x)
+
+
+def _rank_normalize(y):
+    """Normal scores ``Phi^-1((r - 3/8) / (S + 1/4))`` of the average ranks r of all S draws of y."""
+    values, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+    del values
+    S = y.size
+    ranks = np.cumsum(counts) - 0.5 * (counts - 1)  # mean position of each group of ties, 1-based
+    scores = _normal_quantile((ranks - 0.375) / (S + 0.25))
+    return scores[inverse.reshape(y.shape)]
+
+
+def _split(y):
+    """The first and last halves of each chain as chains of their own (an odd middle draw dropped)."""
+    half = y.shape[0] // 2
+    return np.concatenate([y[:half], y[y.shape[0] - half :]], axis=1)
+
+
+def _r_hat(z):
+    """``sqrt(var_plus / W)`` of chains z (n, m), n >= 2: 1 for a constant z, inf if only W is 0."""
+    n = z.shape[0]
+    within = float(z.var(axis=0, ddof=1).mean())
+    between_over_n = float(z.mean(axis=0).var(ddof=1))  # B / n
+    if within == 0:
+        return 1.0 if between_over_n == 0 else math.inf
+    return math.sqrt(((n - 1) / n * within + between_over_n) / within)
+
+
+def _ess(z):
+    """Multi-chain effective sample size of chains z (n, m), n >= 4 (Vehtari et al. 2021, eqs. 10-13).
+
+    Geyer's initial monotone sequence on the pairs ``rho(2k) + rho(2k+1)``,
+    exactly as Stan and ArviZ compute it; ``n m`` for a constant z (its mean is exact).
+    """
+    n, m = z.shape
+    S = n * m
+    acov = _acov_sum(z) / S  # mean over chains of each chain's (biased) autocovariance
+    mean_var = acov[0] * n / (n - 1)  # W
+    var_plus = acov[0] + (float(z.mean(axis=0).var(ddof=1)) if m > 1 else 0.0)
+    if var_plus == 0:
+        return float(S)
+    rho = 1.0 - (mean_var - acov) / var_plus
+    rho[0] = 1.0
+    # Pairs Gamma_k = rho(2k) + rho(2k+1); Stan's loop looks at k = 1 .. k_max and stops at the
+    # first K with Gamma_K <= 0 (or at k_max); pairs 0 .. K-1 enter, made non-increasing.
+    k_max = (n - 3) // 2
+    gamma = rho[0 : 2 * k_max + 2 : 2] + rho[1 : 2 * k_max + 2 : 2]
+    if gamma[0] > 0:
+        stops = np.flatnonzero(gamma[1:] <= 0)
+        K = int(stops[0]) + 1 if stops.size else k_max
+        even = rho[2 * K]
+        last = even if even > 0 or gamma[K] >= 0 else 0.0  # the last even lag enters once
+        tau = -1.0 + 2.0 * float(np.minimum.accumulate(gamma[:K]).sum()) + last
+    else:
+        tau = 0.0  # antithetic at lag 1: Stan's loop never starts; the floor below applies
+    tau = max(float(tau), 1.0 / math.log10(S))
+    return S / tau
+
+
+def _convergence(y):
+    """(R-hat, bulk-ESS) of scaled chains y (n, m); NaN for chains too short to split (n < 4)."""
+    n = y.shape[0]
+    if n < 4:
+        return math.nan, math.nan
+    bulk = _rank_normalize(_split(y))
+    ess = _ess(bulk) if n >= 8 else math.nan
+    r_bulk = _r_hat(bulk)
+    del bulk
+    folded = np.abs(y - np.median(y))
+    r_tail = _r_hat(_rank_normalize(_split(folded)))
+    return max(r_bulk, r_tail), ess
 
 
 def autocorrelation(x, max_lag=None):
@@ -77,9 +315,16 @@ def autocorrelation(x, max_lag=None):
     rho : ndarray of shape (max_lag + 1,)
         ``rho[0] = 1``; all NaN if ``x`` is constant.
 
+    Raises
+    ------
+    ValueError
+        If the padded FFT would need more than :data:`bmlib.MEMORY_BUDGET`
+        bytes (checked before any work).
+
     Notes
     -----
-    Computed by FFT in O(n log n). :func:`autocorrelation_time` sums it.
+    Computed by FFT in O(n log n), one chain at a time, on ``x / max|x|``
+    (so any scale of ``x`` is fine). :func:`autocorrelation_time` sums it.
     Explained in the chapter "The Boltzmann-Gibbs distribution".
 
     Examples
@@ -95,7 +340,7 @@ def autocorrelation(x, max_lag=None):
     >>> bm.autocorrelation(x, max_lag=3).round(2)
     array([1.  , 0.8 , 0.64, 0.51])
     """
-    x = _series(x)
+    x = _series(x, budget=lambda n, m: (_fft_bytes(n, m), "the autocorrelation by FFT"))
     n = x.shape[0]
     max_lag = n - 1 if max_lag is None else check_integer(max_lag, "max_lag", minimum=0, maximum=n - 1)
     return _autocorrelation(x)[: max_lag + 1]
@@ -118,12 +363,20 @@ def autocorrelation_time(x, window=5.0):
         ``tau >= 0`` in units of the spacing of ``x`` (1 for independent
         samples); NaN if ``x`` is constant.
 
+    Raises
+    ------
+    ValueError
+        If the FFT would need more than :data:`bmlib.MEMORY_BUDGET` bytes
+        (checked before any work).
+
     Notes
     -----
     The autocovariance is computed by FFT in each chain around the chain's
     own mean and summed over chains before normalizing. Reliable when the
     chains are much longer than ``tau`` (50 ``tau`` or more); shorter chains
-    underestimate it. Explained in the chapter "The Boltzmann-Gibbs distribution".
+    underestimate it, and chains stuck in different modes are not seen at
+    all (each looks fine around its own mean): see R-hat in :func:`estimate`.
+    Explained in the chapter "The Boltzmann-Gibbs distribution".
 
     Examples
     --------
@@ -135,9 +388,13 @@ def autocorrelation_time(x, window=5.0):
     >>> round(bm.autocorrelation_time(x))
     9
     """
-    x = _series(x)
     window = check_real(window, "window", positive=True)
-    rho = _autocorrelation(x)
+    x = _series(x, budget=lambda n, m: (_fft_bytes(n, m), "the autocorrelation time by FFT"))
+    return _tau(_autocorrelation(x), window)
+
+
+def _tau(rho, window=5.0):
+    """Sokal's windowed sum of rho (NaN for a constant series)."""
     if np.isnan(rho[0]):
         return math.nan
     taus = 2.0 * np.cumsum(rho) - 1.0  # taus[M] = 1 + 2 sum_{t=1..M} rho(t)
@@ -154,26 +411,62 @@ def _chi2_quantile_99(df):
     return df * (1.0 - a + z * math.sqrt(a)) ** 3
 
 
-def blocking_error(x, return_levels=False):
-    """Standard error of the mean of a correlated series, by blocking (Flyvbjerg & Petersen 1989).
+def _blocking_1d(y):
+    """Blocking of one chain y (already scaled): (naive error at every level, the chosen level)."""
+    variances, n_blocks, stats = [], [], []
+    while y.size >= 2:
+        n = y.size
+        d = y - y.mean()
+        var = float(np.mean(d**2))
+        gamma = float(np.sum(d[:-1] * d[1:]) / n)  # lag-1 autocovariance
+        variances.append(var)
+        n_blocks.append(n)
+        stats.append(n * (gamma / var) ** 2 if var > 0 else 0.0)
+        y = 0.5 * (y[: n - n % 2 : 2] + y[1 : n - n % 2 : 2])
+    # var / (n - 1): the unbiased variance of n block means, divided by n.
+    levels = np.sqrt(np.array(variances) / (np.array(n_blocks) - 1))
+    d = len(stats)
+    tail = np.cumsum(stats[::-1])[::-1]  # M_j = sum over levels k >= j
+    passed = next((j for j in range(d) if tail[j] < _chi2_quantile_99(d - j)), d - 1)
+    return levels, min(passed + 1, d - 1)
 
-    The series is averaged over chains, then repeatedly halved by averaging
-    neighbouring pairs. Once blocks are much longer than the correlation
-    time, the block means are independent and ``var(block means) / n_blocks``
-    is the variance of the mean. The level is chosen automatically: one
-    level beyond the first that passes Jonsson's (2018) test (the remaining
-    lag-1 autocorrelations of block means consistent with zero, chi-square
-    at 1%). The extra level doubles the block length, which halves the
-    underestimate left by residual correlation (on AR(1) with tau = 19 it
-    moves the error bar from 93% to 97.5% of the exact one) at the cost of
-    a slightly noisier error bar.
+
+def _blocking(y):
+    """(error, combined levels) of scaled chains y (n, m): max of within- and between-chain errors."""
+    m = y.shape[1]
+    per_chain = [_blocking_1d(column) for column in y.T]
+    levels = np.sqrt(sum(lv**2 for lv, _ in per_chain)) / m
+    within = math.sqrt(sum(float(lv[k]) ** 2 for lv, k in per_chain)) / m
+    between = float(y.mean(axis=0).std(ddof=1)) / math.sqrt(m) if m > 1 else 0.0
+    return max(within, between), levels
+
+
+def blocking_error(x, return_levels=False):
+    """Standard error of the mean of correlated chains, by blocking (Flyvbjerg & Petersen 1989).
+
+    One chain is repeatedly halved by averaging neighbouring pairs. Once
+    blocks are much longer than the correlation time, the block means are
+    independent and ``var(block means) / n_blocks`` is the variance of the
+    mean. The level is chosen automatically: one level beyond the first that
+    passes Jonsson's (2018) test (the remaining lag-1 autocorrelations of
+    block means consistent with zero, chi-square at 1%). The extra level
+    doubles the block length, which halves the underestimate left by
+    residual correlation (on AR(1) with tau = 19 it moves the error bar from
+    93% to 97% of the exact one) at the cost of a slightly noisier error bar.
+
+    With several chains, each chain is blocked on its own and the errors are
+    combined as ``sqrt(sum_j err_j**2) / m`` (the within-chain error); the
+    result is the larger of that and the between-chain error
+    ``std(chain means, ddof=1) / sqrt(m)``, which is the only one that sees
+    chains stuck in different modes (see the module docstring). This is
+    the ``error`` of :func:`estimate`.
 
     Parameters
     ----------
     x : array_like of shape (n_samples,) or (n_samples, n_chains)
         ``n_samples >= 2``. Chains are assumed independent.
     return_levels : bool
-        Also return the error estimate at every blocking level.
+        Also return the (within-chain) error estimate at every blocking level.
 
     Returns
     -------
@@ -181,7 +474,13 @@ def blocking_error(x, return_levels=False):
         Estimated standard error of ``x.mean()`` (0 for a constant series).
     levels : ndarray of shape (n_levels,)
         Only if ``return_levels``: the naive error at blocking level k
-        (blocks of ``2**k`` samples); it rises to a plateau at the answer.
+        (blocks of ``2**k`` samples), combined over chains as above; it
+        rises to a plateau at the within-chain answer.
+
+    Raises
+    ------
+    ValueError
+        If the work would need more than :data:`bmlib.MEMORY_BUDGET` bytes.
 
     Notes
     -----
@@ -189,6 +488,7 @@ def blocking_error(x, return_levels=False):
     blocks to decorrelate and the error is an underestimate; a series of
     at least a few hundred autocorrelation times avoids this. An odd sample
     at the end of a level is dropped (Jonsson's test assumes a power of 2).
+    Computed on ``x / max|x|`` and scaled back, so any scale is fine.
     Explained in the chapter "The Boltzmann-Gibbs distribution".
 
     Examples
@@ -200,63 +500,154 @@ def blocking_error(x, return_levels=False):
     1.0
     """
     return_levels = check_bool(return_levels, "return_levels")
-    y = _series(x).mean(axis=1)
-    variances, n_blocks, stats = [], [], []
-    while y.size >= 2:
-        n = y.size
-        mu = y.mean()
-        var = float(np.mean((y - mu) ** 2))
-        gamma = float(np.sum((y[:-1] - mu) * (y[1:] - mu)) / n)  # lag-1 autocovariance
-        variances.append(var)
-        n_blocks.append(n)
-        stats.append(n * (gamma / var) ** 2 if var > 0 else 0.0)
-        y = 0.5 * (y[: n - n % 2 : 2] + y[1 : n - n % 2 : 2])
-    levels = np.sqrt(np.array(variances) / (np.array(n_blocks) - 1))
-    d = len(stats)
-    tail = np.cumsum(stats[::-1])[::-1]  # M_j = sum over levels k >= j
-    passed = next((j for j in range(d) if tail[j] < _chi2_quantile_99(d - j)), d - 1)
-    chosen = min(passed + 1, d - 1)
-    # var / (n - 1): the unbiased variance of n block means, divided by n.
-    error = float(levels[chosen])
-    return (error, levels) if return_levels else error
+    x = _series(x, budget=lambda n, m: (_blocking_bytes(n, m), "blocking"))
+    y, s = _scaled(x)
+    error, levels = _blocking(y)
+    return (error * s, levels * s) if return_levels else error * s
 
 
-class Estimate(NamedTuple):
-    """A Monte Carlo average with its error bar.
+def _show_number(value, error):
+    """``value +/- error`` to the precision of the error (both in e-notation when huge or tiny)."""
+    if not (math.isfinite(value) and math.isfinite(error)):
+        return f"{value} +/- {error}"
+    if error > 0:
+        exponent = math.floor(math.log10(error))
+        if abs(value) < 1e15 and exponent > -15:
+            digits = max(1, 1 - exponent)
+            return f"{value:.{digits}f} +/- {error:.{digits}f}"
+        lead = math.floor(math.log10(abs(value))) if value != 0 else exponent
+        return f"{value:.{max(1, lead - exponent + 1)}e} +/- {error:.1e}"
+    if abs(value) >= 1e15 or 0 < abs(value) < 1e-4:
+        return f"{value:.4e} +/- {error:.4f}"
+    return f"{value:.4f} +/- {error:.4f}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo average with its error bar and convergence diagnostics.
+
+    It unpacks, indexes and prints as the 3-tuple ``(value, error, tau)``
+    (``value, error, tau = est``; ``est[0]``; ``Estimate(value, error, tau)``),
+    with ``r_hat`` and ``ess`` as further named fields (NaN when not given).
 
     Attributes
     ----------
     value : float or ndarray
         The average.
     error : float or ndarray
-        Its standard error (see :func:`blocking_error`).
+        Its standard error (see :func:`blocking_error`: the larger of the
+        within-chain blocking error and the between-chain one).
     tau : float or ndarray
         Integrated autocorrelation time of the series, in samples.
+    r_hat : float or ndarray
+        Rank-normalized split-R-hat (Vehtari et al. 2021; the larger of bulk
+        and folded): 1 when the chains agree; above 1.01 they have not mixed.
+        NaN for fewer than 4 samples per chain.
+    ess : float or ndarray
+        Bulk effective sample size (of the rank-normalized split chains):
+        how many independent draws the samples are worth for the mean.
+        NaN for fewer than 8 samples per chain.
+
+    Examples
+    --------
+    >>> import bmlib as bm
+    >>> est = bm.sampling.Estimate(-1.23456, 0.0123, 2.0)
+    >>> value, error, tau = est
+    >>> print(est, est[2], est.r_hat)
+    -1.235 +/- 0.012 2.0 nan
     """
 
     value: float
     error: float
     tau: float
+    r_hat: float = math.nan
+    ess: float = math.nan
+
+    # The first three fields behave as the NamedTuple this class used to be.
+    _fields = ("value", "error", "tau")
+
+    def __iter__(self):
+        return iter((self.value, self.error, self.tau))
+
+    def __getitem__(self, index):
+        return (self.value, self.error, self.tau)[index]
+
+    def __len__(self):
+        return 3
 
     def __str__(self):
         if np.ndim(self.value):
             return f"{np.round(self.value, 4)} +/- {np.round(self.error, 4)}"
-        digits = max(1, 1 - math.floor(math.log10(self.error))) if self.error > 0 else 4
-        return f"{self.value:.{digits}f} +/- {self.error:.{digits}f}"
+        return _show_number(float(self.value), float(self.error))
+
+
+def _problems(est, n_chains):
+    """Why the error bar of ``est`` cannot be trusted, in a few words each (empty if it can)."""
+    problems = []
+    if math.isnan(est.r_hat):
+        problems.append("too few samples per chain (< 4) to assess convergence")
+    elif est.r_hat > R_HAT_LIMIT:
+        problems.append(f"R-hat {est.r_hat:.3g} > {R_HAT_LIMIT}")
+    need = ESS_PER_CHAIN * n_chains
+    if math.isfinite(est.ess) and est.ess < need:
+        problems.append(f"bulk effective sample size {est.ess:.0f} < {need}")
+    return problems
+
+
+def _warn(what, stacklevel=3):
+    """One ConvergenceWarning: ``what`` names the call and its failing checks."""
+    warnings.warn(
+        f"{what}. The error bars cannot be trusted: R-hat above {R_HAT_LIMIT} means the chains disagree "
+        f"(not mixed, or not yet at equilibrium), and Vehtari et al. (2021) ask for a bulk effective sample "
+        f"size of at least {ESS_PER_CHAIN} per chain. Run longer chains, more burn-in, or a sampler that "
+        "mixes better (bm.wolff_sample, bm.parallel_tempering)",
+        ConvergenceWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def _estimate(x):
+    """Estimate of checked x (n, m), without warning (callers gather the problems)."""
+    with np.errstate(over="ignore"):
+        value = float(x.mean())
+    y, s = _scaled(x)
+    if not math.isfinite(value):
+        value = float(y.mean()) * s
+    error = _blocking(y)[0] * s
+    tau = _tau(_autocorrelation(y))
+    r_hat, ess = _convergence(y)
+    return Estimate(value, error, tau, r_hat, ess)
 
 
 def estimate(x):
-    """Mean of a Monte Carlo series with its standard error and autocorrelation time.
+    """Mean of Monte Carlo chains with its standard error, autocorrelation time, R-hat and ESS.
 
     Parameters
     ----------
     x : array_like of shape (n_samples,) or (n_samples, n_chains)
+        ``n_samples >= 2``; independent chains of equal length.
 
     Returns
     -------
     Estimate
         ``value`` (the mean over samples and chains), ``error``
-        (:func:`blocking_error`), ``tau`` (:func:`autocorrelation_time`).
+        (:func:`blocking_error`: per-chain blocking, or the spread between
+        the chains if larger), ``tau`` (:func:`autocorrelation_time`),
+        ``r_hat`` (rank-normalized split-R-hat) and ``ess`` (bulk effective
+        sample size); see the module docstring. Unpacks as ``value, error, tau``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not such an array of finite numbers, or the work would
+        need more than :data:`bmlib.MEMORY_BUDGET` bytes (checked first).
+
+    Warns
+    -----
+    ConvergenceWarning
+        If R-hat > 1.01 or the bulk-ESS is below 100 per chain (Vehtari et
+        al. 2021's recommendations for trusting the draws and their Monte
+        Carlo error), or the chains are too short to assess.
 
     Examples
     --------
@@ -265,7 +656,17 @@ def estimate(x):
     >>> result = bm.sample([[0, 1], [1, 0]], T=1.0, n_samples=4000, n_chains=4, rng=0)
     >>> e = bm.estimate(result.energies)
     >>> print(e, "exact:", round(-np.tanh(1.0), 3))
-    -0.7598 +/- 0.0052 exact: -0.762
+    -0.7598 +/- 0.0088 exact: -0.762
+    >>> round(e.r_hat, 3), round(e.ess)
+    (1.0, 15766)
+
+    Here the 4 chain means happen to spread more than their within-chain
+    errors (0.0052 combined) suggest, so the between-chain error 0.0088 is
+    the one given.
     """
-    x = _series(x)
-    return Estimate(float(x.mean()), blocking_error(x), autocorrelation_time(x))
+    x = _series(x, budget=lambda n, m: (_workspace_bytes(n, m), "the error bar and convergence diagnostics"))
+    est = _estimate(x)
+    problems = _problems(est, x.shape[1])
+    if problems:
+        _warn(f"estimate of x ({x.shape[0]} samples x {x.shape[1]} chains): {', '.join(problems)}")
+    return est
