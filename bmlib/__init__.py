@@ -17,6 +17,7 @@ state order   row k of all_states(n) is k in binary, unit 0 most significant
 """
 import importlib
 
+from ._warnings import brief_warnings
 from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
 from .bethe import BetheResult, belief_propagation
 from .datasets import (

@@ -13,11 +13,13 @@ import statistics
 import tracemalloc
 import warnings
 
+import re
+
 import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib.sampling import diagnostics
+from bmlib.sampling import convergence, diagnostics
 
 SEED = 20261126
 
@@ -140,7 +142,7 @@ def ref_diagnostics(x):
 
 def test_normal_quantile_matches_the_standard_library():
     p = np.concatenate([np.geomspace(1e-300, 0.49, 400), [0.5], 1 - np.geomspace(1e-16, 0.49, 400)])
-    ours = diagnostics._normal_quantile(p)
+    ours = convergence._normal_quantile(p)
     ref = np.array([statistics.NormalDist().inv_cdf(float(q)) for q in p])
     np.testing.assert_allclose(ours, ref, rtol=1e-13, atol=1e-15)
     assert ours[400] == 0.0
@@ -224,11 +226,23 @@ def test_convergence_warning_is_a_user_warning():
     assert bm.ConvergenceWarning is bm.sampling.ConvergenceWarning
 
 
-def test_too_few_effective_samples_warn_even_when_r_hat_is_fine():
+def test_too_few_effective_samples_warn():
     x = ar1(0.95, 400, 4, np.random.default_rng(SEED))  # tau ~ 39: ESS ~ 40, far below 100 per chain
-    with pytest.warns(bm.ConvergenceWarning, match="effective sample size"):
+    with pytest.warns(bm.ConvergenceWarning, match=r"bulk ESS \d+ < 400"):
         e = bm.estimate(x)
     assert e.ess < 400
+
+
+def test_the_scan_warning_names_where_and_the_worst_case_in_one_line():
+    # Below T_c a lattice's magnetization flips sign rarely: the chains disagree on it.
+    lattice = bm.SquareLattice(8)
+    with pytest.warns(bm.ConvergenceWarning) as caught:
+        bm.temperature_scan(lattice, None, [1.8, 5.0], n_samples=300, n_chains=4, burn_in=50, rng=SEED)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "\n" not in message
+    assert re.match(r"temperature_scan at [12] of 2 temperatures \(T = 1\.8(, 5)?\); worst: magnetization at T = 1\.8, "
+                    r"R-hat \d+\.\d{3} > 1\.01", message), message
 
 
 # --- Estimate stays a 3-tuple to its users ----------------------------------------------------

@@ -44,7 +44,8 @@ from .._checks import check_temperatures
 from .._random import as_generator
 from .._threads import thin_blas
 from .chains import SampleResult, _energy_bound, _operator, sample
-from .diagnostics import Estimate, _estimate, _problems, _scaled, _series, _warn, _workspace_bytes
+from .convergence import _badness, _problems, _warn
+from .diagnostics import Estimate, _estimate, _scaled, _series, _workspace_bytes
 
 OBSERVABLES = ("energy_per_unit", "magnetization", "abs_magnetization", "susceptibility", "specific_heat", "binder")
 
@@ -121,14 +122,11 @@ def _check_result(result):
             budget=lambda n, m: (2 * _workspace_bytes(n, m), "the thermal averages"))
 
 
-def _problem_list(averages, n_chains):
-    """``["magnetization (R-hat = 1.5 > 1.01: ...)", ...]`` for the averages that fail the checks."""
-    out = []
-    for name, est in averages.items():
-        problems = _problems(est, n_chains)
-        if problems:
-            out.append(f"{name} ({', '.join(problems)})")
-    return out
+def _failing(averages, n_chains):
+    """The names of the averages whose error bars fail the checks, and the worst of them (or None)."""
+    names = [name for name, est in averages.items() if _problems(est, n_chains)]
+    worst = max(names, key=lambda name: _badness(averages[name], n_chains), default=None)
+    return names, worst
 
 
 def thermal_averages(result):
@@ -179,9 +177,11 @@ def thermal_averages(result):
     """
     _check_result(result)
     averages = _averages(result)
-    problems = _problem_list(averages, result.samples.shape[1])
-    if problems:
-        _warn(f"thermal_averages at T = {float(result.temperatures[0]):g}: {'; '.join(problems)}")
+    n_chains = result.samples.shape[1]
+    names, worst = _failing(averages, n_chains)
+    if names:
+        _warn(f"thermal_averages at T = {float(result.temperatures[0]):g}: {', '.join(names)} (worst: {worst}, "
+              f"{' and '.join(_problems(averages[worst], n_chains))})")
     return averages
 
 
@@ -252,7 +252,7 @@ def temperature_scan(
     temperatures = check_temperatures(temperatures)
     _check_squares(op, float(np.min(temperatures)))
     gen = as_generator(rng)
-    rows, state, problems = [], initial, []
+    rows, state, failing = [], initial, []
     for T in temperatures:
         result = sample(
             op, None, float(T), units, n_samples=n_samples, n_chains=n_chains, burn_in=burn_in, thin=thin,
@@ -261,11 +261,15 @@ def temperature_scan(
         state = result.final_state
         _check_result(result)
         rows.append(_averages(result))
-        failing = _problem_list(rows[-1], result.samples.shape[1])
-        if failing:
-            problems.append(f"at T = {float(T):g}: " + "; ".join(failing))
-    if problems:
-        _warn("temperature_scan: " + " | ".join(problems), stacklevel=4)  # 4: through thin_blas
+        names, worst = _failing(rows[-1], result.samples.shape[1])
+        if names:
+            failing.append((float(T), worst, rows[-1][worst], result.samples.shape[1]))
+    if failing:
+        # One line for the whole scan: where, and the worst case with its numbers.
+        T_worst, name, est, n_chains = max(failing, key=lambda f: _badness(f[2], f[3]))
+        where = ", ".join(f"{f[0]:g}" for f in failing)
+        _warn(f"temperature_scan at {len(failing)} of {len(rows)} temperatures (T = {where}); worst: {name} at "
+              f"T = {T_worst:g}, {' and '.join(_problems(est, n_chains))}", stacklevel=4)  # 4: through thin_blas
     fields = [f.name for f in dataclasses.fields(Estimate)]
     return {
         name: Estimate(*(np.array([getattr(row[name], field) for row in rows]) for field in fields))
