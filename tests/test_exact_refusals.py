@@ -1,0 +1,216 @@
+"""Exact answers refuse hopeless work before doing it, and stay right at the float range's edges.
+
+Refusals are tested by what they say (the cost) and by what they never do
+(build the dense matrix of a lattice operator, run the greedy planner on a
+graph whose core already rules elimination out, or plan past the first
+cluster beyond the limit), never by a clock. The plans that fit are pinned to
+the ones bmlib chose before planning stopped early (fingerprints recorded
+from the full planner), so no stored chapter output can move.
+"""
+import hashlib
+import re
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import bmlib as bm
+from bmlib import elimination
+from bmlib.elimination import MAX_ELIMINATION_UNITS
+
+# --- item 2: oversized exact requests are refused before the work -------------------------
+
+
+@pytest.fixture
+def no_dense_lattice(monkeypatch):
+    """Make building a SquareLattice's dense matrix an error: a refusal must come before it."""
+    def never(self):
+        raise AssertionError(f"the dense matrix of {self.describe()} was built")
+    monkeypatch.setattr(bm.SquareLattice, "dense_model", never)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: bm.sparse_log_partition(bm.SquareLattice(100), T=2.5),
+    lambda: bm.sparse_moments(bm.SquareLattice(100), T=2.5),
+    lambda: bm.most_probable_state(bm.SquareLattice(100)),
+    lambda: bm.sparse_magnetization(bm.SquareLattice(100, 60), T=2.5),
+], ids=["log_z", "moments", "most_probable", "magnetization"])
+def test_a_lattice_operator_past_the_limit_is_refused_before_its_matrix_is_built(call, no_dense_lattice):
+    # The r x c grid has treewidth min(r, c): every order has a cluster of at least min(r, c) + 1 units.
+    with pytest.raises(ValueError, match=r"x \d+ lattice has treewidth at least (100|60).*cluster of at least "
+                                         r"(101|61) units, a table of 2\*\*(101|61) entries.*log_z_ais"):
+        call()
+
+
+def test_log_partition_of_a_large_lattice_operator_is_refused_before_its_matrix_is_built(no_dense_lattice):
+    with pytest.raises(ValueError, match=r"log_partition over 2\*\*10000 states is refused.*"
+                                         r"100 x 100 lattice has treewidth at least 100"):
+        bm.log_partition(bm.SquareLattice(100), T=2.5)
+
+
+def test_the_refusal_of_a_60_x_60_lattice_allocates_next_to_nothing():
+    # Before: 640 MB (its dense matrix and the copies made checking it), 21.6 s.
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"treewidth at least 60"):
+            bm.sparse_log_partition(bm.SquareLattice(60), T=2.5)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20
+
+
+def eliminated_before_refusal(message, method):
+    found = re.search(rf"{method}[^;]*?after eliminating (\d+) of (\d+) units", message)
+    assert found, message
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_planning_stops_at_the_first_cluster_past_the_limit():
+    """The count in the message is where the full min_fill order first passes the limit (30 x 30 torus)."""
+    W = bm.square_lattice_couplings(30)
+    with pytest.raises(ValueError) as refused:
+        bm.sparse_log_partition(W, T=2.5)
+    message = str(refused.value)
+    for method in ("min_fill", "natural"):
+        full = bm.elimination_plan(W, method)  # the public planner still plans to the end
+        sizes = [len(scope) + 1 for scope in full.scopes]
+        first = next(k for k, size in enumerate(sizes) if size > MAX_ELIMINATION_UNITS)
+        assert eliminated_before_refusal(message, method) == (first, 900)
+    # The message's cost is min_fill's first cluster past the limit (the one planning stopped at last).
+    assert f"cluster of {sizes_min_fill(W)} units, a table of 2**{sizes_min_fill(W)} entries" in message
+
+
+def sizes_min_fill(W):
+    sizes = [len(scope) + 1 for scope in bm.elimination_plan(W, "min_fill").scopes]
+    return next(size for size in sizes if size > MAX_ELIMINATION_UNITS)
+
+
+def test_a_dense_lattice_matrix_is_refused_after_a_partial_plan_with_its_cost():
+    # Before: 20.9 s and the bare "n = 3600 units exceeds the limit of 30" refusal.
+    W = bm.square_lattice_couplings(60)
+    with pytest.raises(ValueError) as refused:
+        bm.log_partition(W, T=2.5)
+    message = str(refused.value)
+    assert "log_partition over 2**3600 states is refused" in message
+    assert re.search(r"by variable elimination is refused.*a table of 2\*\*28 entries", message), message
+    eliminated, n = eliminated_before_refusal(message, "min_fill")
+    assert n == 3600 and 0 < eliminated < 3600
+    with pytest.raises(ValueError) as refused:
+        bm.sparse_log_partition(W, T=2.5)
+    assert eliminated_before_refusal(str(refused.value), "min_fill") == (eliminated, 3600)
+
+
+def test_a_dense_graph_is_refused_by_its_core_without_planning(monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the greedy planner ran")
+    monkeypatch.setattr(elimination, "_greedy_order", never)
+    W = bm.sk_couplings(1500, rng=0)  # every unit coupled to the 1499 others
+    with pytest.raises(ValueError, match=r"too densely connected.*cluster of at least 1500 units, "
+                                         r"a table of 2\*\*1500 entries"):
+        bm.sparse_log_partition(W)
+    with pytest.raises(ValueError, match=r"log_partition over 2\*\*1500 states is refused.*at least 1500 units"):
+        bm.log_partition(W)
+    # A clique of 28 units hidden in a sparse graph: its core rules every order out.
+    W = bm.chain_couplings(200, periodic=False)
+    W[:28, :28] = 1.0 - np.eye(28)
+    with pytest.raises(ValueError, match=r"28 units each coupled to at least 27 others.*cluster of at least 28"):
+        bm.sparse_log_partition(W)
+
+
+def test_a_given_order_stops_at_its_first_cluster_past_the_limit():
+    W = bm.square_lattice_couplings(40)
+    with pytest.raises(ValueError) as refused:
+        bm.sparse_log_partition(W, order=list(range(1600)))
+    assert eliminated_before_refusal(str(refused.value), "given") == (12, 1600)
+
+
+def graphs():
+    for L in (4, 6, 8, 10, 12):
+        yield f"torus{L}", bm.square_lattice_couplings(L)
+    for L in (5, 9, 16):
+        yield f"open{L}", bm.square_lattice_couplings(L, periodic=False)
+    yield "op4x6", bm.SquareLattice(4, 6, J=0.8, h=0.3)
+    yield "op10x8", bm.SquareLattice(10, 8)
+    yield "ea8", bm.edwards_anderson_couplings(8, rng=2)
+    for n, p, seed in ((40, 0.08, 1), (120, 0.03, 2), (300, 0.012, 3)):
+        rng = np.random.default_rng(seed)
+        mask = np.triu(rng.random((n, n)) < p, 1)
+        yield f"rand{n}", (mask + mask.T).astype(float)
+    yield "chain200", bm.chain_couplings(200, periodic=False)
+
+
+# (method, width, work, peak_bytes, sha1 of the order): elimination_plan's answers before the
+# planner learned to stop early, recorded with the code of commit d3e86ee.
+RECORDED_PLANS = {
+    "torus4": ("min_fill", 6, 638, 2048, "0d748ece6370"),
+    "torus6": ("min_fill", 11, 16446, 51456, "e475810805d8"),
+    "torus8": ("min_fill", 16, 529406, 1376256, "20c9716f8070"),
+    "torus10": ("min_fill", 23, 41775166, 142876672, "22f62ef5530d"),
+    "torus12": ("min_fill", 26, 315313406, 1091076096, "b135e1d54b6c"),
+    "open5": ("min_fill", 5, 574, 1152, "5c92b8bfb266"),
+    "open9": ("min_fill", 11, 22798, 57856, "066dc50d0b9e"),
+    "open16": ("natural", 16, 29884406, 1572864, "ba7069a59f8e"),
+    "op4x6": ("min_fill", 8, 2430, 6912, "eea1bb29b316"),
+    "op10x8": ("min_fill", 20, 5068030, 17473536, "f0a43fea285c"),
+    "ea8": ("min_fill", 16, 529406, 1376256, "20c9716f8070"),
+    "rand40": ("min_fill", 6, 772, 1984, "7bd070fd7d07"),
+    "rand120": ("min_fill", 22, 26537002, 100692800, "f499746cd143"),
+    "rand300": ("min_fill", 57, 622077954480741950, 2451084380664234704, "7bf1325b35c7"),
+    "chain200": ("min_fill", 1, 798, 48, "08e3c3769990"),
+}
+
+
+def fingerprint(plan):
+    return (plan.method, plan.width, plan.work, plan.peak_bytes, hashlib.sha1(repr(plan.order).encode()).hexdigest()[:12])
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED_PLANS))
+def test_plans_are_the_ones_chosen_before(name):
+    W = dict(graphs())[name]
+    elimination._PLANS.clear()
+    assert fingerprint(bm.elimination_plan(W)) == RECORDED_PLANS[name]
+    elimination._PLANS.clear()
+    operator = W
+    dense, _ = bm._checks.check_model(W)
+    bounded = elimination._plan_for(dense, operator, "auto", limit=elimination._unit_limit())
+    if RECORDED_PLANS[name][1] + 1 <= MAX_ELIMINATION_UNITS:
+        assert fingerprint(bounded) == RECORDED_PLANS[name]  # the plan that fits is the one used before
+    else:
+        assert not isinstance(bounded, elimination.EliminationPlan)  # refused, as before
+
+
+def old_greedy_order(adjacency, score):
+    """The greedy ordering as it was written before (a scan of all remaining units per step)."""
+    n = len(adjacency)
+    sets = [set(a) for a in adjacency]
+    bits = [sum(1 << u for u in a) for a in adjacency]
+    remaining = set(range(n))
+    scores = {v: score(sets, bits, v) for v in remaining}
+    order = []
+    while remaining:
+        v = min(remaining, key=lambda u: (scores[u], u))
+        order.append(v)
+        remaining.discard(v)
+        nbrs, nbr_bits = sets[v], bits[v]
+        touched = set(nbrs)
+        for u in nbrs:
+            sets[u] |= nbrs
+            sets[u].discard(u)
+            sets[u].discard(v)
+            bits[u] = (bits[u] | nbr_bits) & ~(1 << u) & ~(1 << v)
+            touched |= sets[u]
+        sets[v], bits[v] = set(), 0
+        for u in touched & remaining:
+            scores[u] = score(sets, bits, u)
+    return order
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_greedy_orders_are_the_orders_of_before(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(5, 90))
+    mask = np.triu(rng.random((n, n)) < rng.uniform(0.02, 0.3), 1)
+    adjacency = elimination._neighbours((mask + mask.T).astype(float))
+    for score in (elimination._fill, elimination._degree):
+        assert elimination._greedy_order(adjacency, score) == old_greedy_order(adjacency, score)
