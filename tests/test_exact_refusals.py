@@ -232,3 +232,67 @@ def test_the_greedy_orders_are_the_orders_of_before(seed):
     adjacency = elimination._neighbours((mask + mask.T).astype(float))
     for score in (elimination._fill, elimination._degree):
         assert elimination._greedy_order(adjacency, score) == old_greedy_order(adjacency, score)
+
+
+# --- item 9: the edges of the float range ---------------------------------------------------
+
+TINY = [1e-300, 1e-305, 1e-307, 1e-308, 1e-320, 5e-324]
+
+
+@pytest.mark.parametrize("T", TINY)
+def test_kaufman_far_below_the_transition_is_the_ground_state(T):
+    """E = -2 J per spin (2N bonds, all satisfied) and C = 0, as enumeration of the 4 x 4 torus says."""
+    mean, variance = bm.exact_energy_moments(bm.square_lattice_couplings(4), T=T)
+    assert (mean / 16, variance) == (-2.0, 0.0)
+    assert bm.kaufman_energy_per_spin(4, T=T) == -2.0
+    assert bm.kaufman_specific_heat_per_spin(4, T=T) == 0.0
+    assert bm.kaufman_energy_per_spin(4, 6, T=T, J=0.5) == -1.0
+    assert bm.kaufman_specific_heat_per_spin(6, 4, T=T, J=0.5) == 0.0
+    np.testing.assert_array_equal(bm.kaufman_energy_per_spin(4, T=[T, 1e-300]), [-2.0, -2.0])
+
+
+@pytest.mark.parametrize("rows, T", [(4, 1e-307), (4, 1e-308), (4, 5e-324), (2, 3e-308)])
+def test_kaufman_log_partition_refuses_beyond_the_float_range_as_log_partition_does(rows, T):
+    W = bm.square_lattice_couplings(rows)
+    with pytest.raises(ValueError, match=r"log_partition: log Z is beyond the float range"):
+        bm.log_partition(W, T=T)
+    with pytest.raises(ValueError, match=rf"kaufman_log_partition: log Z is beyond the float range \(about "
+                                         rf"1.8e308\) at T = {T!r}"):
+        bm.kaufman_log_partition(rows, T=T)
+    with pytest.raises(ValueError, match=rf"at T\[1\] = {T!r}"):
+        bm.kaufman_log_partition(rows, T=[1.0, T])
+
+
+@pytest.mark.parametrize("rows, T", [(4, 1e-300), (4, 1e-305), (4, 1e-306), (2, 1e-307), (2, 5e-308)])
+def test_kaufman_log_partition_near_the_float_range_is_log_partitions(rows, T):
+    """log Z = 2 N J / T + log 2 (two ground states) to double precision: 3.2e307 for the 4 x 4 torus at 1e-306."""
+    W = bm.square_lattice_couplings(rows)
+    assert bm.kaufman_log_partition(rows, T=T) == pytest.approx(bm.log_partition(W, T=T), rel=4e-16, abs=0)
+
+
+def rbm_as_boltzmann_machine(W):
+    W = np.asarray(W, dtype=float)
+    n_v, n_h = W.shape
+    full = np.zeros((n_v + n_h, n_v + n_h))
+    full[:n_v, n_v:], full[n_v:, :n_v] = W, W.T
+    return full
+
+
+@pytest.mark.parametrize("units", ["bits", "spins"])
+@pytest.mark.parametrize("W, T", [
+    ([[1e308]], 1.0), ([[-1e308]], 1.0), ([[1e308]], 10.0), ([[1.7e308, -1.7e308]], 2.0),
+    ([[1e308, 1e308], [1e308, 1e308]], 8.0), ([[1e308, -3.0], [2.0, 1e-300]], 1.0), ([[1e308]], 1e300),
+])
+def test_rbm_log_partition_near_the_float_limit_is_the_full_machines(W, T, units):
+    expected = bm.log_partition(rbm_as_boltzmann_machine(W), T=T, units=units)
+    assert bm.rbm_log_partition(W, T=T, units=units) == pytest.approx(expected, rel=4e-16, abs=0)
+
+
+def test_rbm_log_partition_refuses_as_log_partition_does_and_names_its_parameters():
+    W = [[1e308, 1e308], [1e308, 1e308]]  # ground energy -4e308 (bits): log Z beyond the float range at T = 1
+    with pytest.raises(ValueError, match="log Z is beyond the float range"):
+        bm.log_partition(rbm_as_boltzmann_machine(W), units="bits")
+    with pytest.raises(ValueError, match="log Z is beyond the float range") as refused:
+        bm.rbm_log_partition(W, units="bits")
+    message = str(refused.value)
+    assert "W_vh" not in message and "W / T" in message and "b_visible" in message and "b_hidden" in message
