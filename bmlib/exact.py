@@ -185,6 +185,9 @@ def _moments(W, b, T, units, k):
 
 
 def _check(W, b, T, units, what):
+    n_units = getattr(W, "n_units", None)  # a coupling operator: refuse its size before building its matrix
+    if isinstance(n_units, int):
+        check_exact_size(n_units, what)
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_exact_size(W.shape[0], what)

@@ -296,3 +296,9 @@ def test_rbm_log_partition_refuses_as_log_partition_does_and_names_its_parameter
         bm.rbm_log_partition(W, units="bits")
     message = str(refused.value)
     assert "W_vh" not in message and "W / T" in message and "b_visible" in message and "b_hidden" in message
+
+
+@pytest.mark.parametrize("function", [bm.exact_moments, bm.exact_energy_moments, bm.boltzmann_distribution])
+def test_enumeration_of_a_large_lattice_operator_is_refused_before_its_matrix_is_built(function, no_dense_lattice):
+    with pytest.raises(ValueError, match=rf"{function.__name__} over 2\*\*10000 states is refused"):
+        function(bm.SquareLattice(100), T=2.5)
