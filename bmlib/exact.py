@@ -29,9 +29,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import LEVELS, check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
+from ._checks import LEVELS, MAX_EXACT_UNITS, check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
 from ._threads import thin_blas
-from .elimination import MAX_ELIMINATION_UNITS, elimination_plan, sparse_log_partition
+from .elimination import (
+    MAX_ELIMINATION_UNITS,
+    EliminationPlan,
+    _lattice_refusal,
+    _plan_for,
+    _refusal_message,
+    _unit_limit,
+    sparse_log_partition,
+)
 from .states import MAX_TABLE_UNITS, _states_of_index, all_states
 
 _TRAILING_UNITS = 14
@@ -177,6 +185,9 @@ def _moments(W, b, T, units, k):
 
 
 def _check(W, b, T, units, what):
+    n_units = getattr(W, "n_units", None)  # a coupling operator: refuse its size before building its matrix
+    if isinstance(n_units, int):
+        check_exact_size(n_units, what)
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_exact_size(W.shape[0], what)
@@ -219,7 +230,12 @@ def log_partition(W, b=None, T=1.0, units="spins"):
     ------
     ValueError
         If ``log Z`` itself is beyond the float range (``|log Z| > ~1.8e308``,
-        e.g. ``T = 5e-324`` with a ground energy other than 0).
+        e.g. ``T = 5e-324`` with a ground energy other than 0), or if ``n``
+        exceeds ``MAX_EXACT_UNITS`` and no elimination order fits either; the
+        message then gives the cost of both. Such a refusal comes before the
+        work: a lattice's or a dense graph's width is bounded from below
+        without planning, and planning stops at the first order's cluster past
+        the limit (see :func:`sparse_log_partition`).
 
     Notes
     -----
@@ -234,23 +250,50 @@ def log_partition(W, b=None, T=1.0, units="spins"):
     >>> round(bm.log_partition([[0, 1], [1, 0]]), 6)  # log(2 e + 2 / e)
     1.820075
     """
+    # A lattice operator too wide for elimination and too large to enumerate is refused
+    # before its dense matrix is built.
+    refused = _lattice_refusal(W, _unit_limit())
+    if refused is not None and W.n_units > MAX_EXACT_UNITS:
+        _refuse_both(W.n_units, refused)
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    plan = exact_route(W)
+    plan, refused = _route(W)
     if plan is not None:
         return sparse_log_partition(W, b, T, units, order=plan.order)
+    if W.shape[0] > MAX_EXACT_UNITS and refused is not None:
+        _refuse_both(W.shape[0], refused)
     check_exact_size(W.shape[0], "log_partition")
     return _log_partition(W, b, T, units)
 
 
-def exact_route(W):
-    """The elimination plan :func:`log_partition` uses for ``W`` (checked), or None if it enumerates."""
+def _refuse_both(n, refused):
+    """Refuse log_partition when neither enumeration nor elimination can do it, with both costs."""
+    try:
+        check_exact_size(n, "log_partition")
+    except ValueError as too_many:
+        raise ValueError(f"{too_many} Nor is the graph sparse enough: {_refusal_message('log Z', refused)}.") from None
+
+
+def _route(W):
+    """``(plan, None)`` if log_partition eliminates ``W``, else ``(None, why elimination is refused or None)``.
+
+    The planning is bounded (:func:`~bmlib.elimination._plan_for`): a graph that
+    no order can fit is found out without planning it to the end. A plan that
+    fits is the one the full planner chooses whenever that one fits.
+    """
     n = W.shape[0]
     if n > SPARSE_FROM_UNITS:
-        plan = elimination_plan(W)
+        plan = _plan_for(W, W, "auto", _unit_limit())
+        if not isinstance(plan, EliminationPlan):
+            return None, plan
         if plan.width < MAX_ELIMINATION_UNITS and plan.work * ELIMINATION_ADVANTAGE < 2.0**n:
-            return plan
-    return None
+            return plan, None
+    return None, None
+
+
+def exact_route(W):
+    """The elimination plan :func:`log_partition` uses for ``W`` (checked), or None if it enumerates."""
+    return _route(W)[0]
 
 
 @thin_blas

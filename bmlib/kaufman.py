@@ -279,15 +279,35 @@ def _kaufman_decimal(m, n, K):
     return log_z, float(d1), float(d2)
 
 
+#: Above this K = J / T (T < 1e-301 J) Kaufman's formula would overflow (``4K`` in
+#: ``sinh 2K`` near K = 4.5e307, then NaN), while log Z is its ground-state limit
+#: ``2 N K + log 2`` to double precision (the first excitation is ``exp(-8K)`` smaller):
+#: there ``log Z = 2 N K`` (inf past the float range), ``d log Z / dK = 2 N`` and the
+#: curvature is 0, i.e. ``<E> / N = -2 J`` and ``c = 0``.
+_LOW_T_K = 2.0**1000
+
+
 def _kaufman_any(m, n, K):
-    """:func:`_kaufman` for K of shape (M,), with the high-temperature entries done in decimals."""
+    """:func:`_kaufman` for K of shape (M,), with the high-temperature entries done in decimals
+    and the ones far below T_c (``K > _LOW_T_K``, possibly inf) at their ground-state limit."""
     high = K < _HIGH_T_K
+    low = K > _LOW_T_K
+    middle = ~high & ~low
     log_z, d1, d2 = (np.empty_like(K) for _ in range(3))
-    if (~high).any():
-        log_z[~high], d1[~high], d2[~high] = _kaufman(m, n, K[~high])
+    if middle.any():
+        log_z[middle], d1[middle], d2[middle] = _kaufman(m, n, K[middle])
+    with np.errstate(over="ignore"):  # log Z = inf past the float range: refused by kaufman_log_partition
+        log_z[low] = 2.0 * m * n * K[low]
+    d1[low], d2[low] = 2.0 * m * n, 0.0
     for i in np.flatnonzero(high):
         log_z[i], d1[i], d2[i] = _kaufman_decimal(m, n, float(K[i]))
     return log_z, d1, d2
+
+
+def _coupling_over_T(J, T):
+    """``K = J / T``; inf where it overflows (a subnormal T), which is the T -> 0 limit."""
+    with np.errstate(over="ignore"):
+        return J / T
 
 
 def _check_torus(rows, cols, T, J):
@@ -325,6 +345,14 @@ def kaufman_log_partition(rows, cols=None, T=1.0, J=1.0):
     -------
     float, or ndarray of the shape of ``T``
 
+    Raises
+    ------
+    ValueError
+        If ``log Z`` is beyond the float range at some ``T`` (``2 N J / T >
+        ~1.8e308``, e.g. ``T = 1e-308`` for a 4 x 4 torus), as
+        :func:`~bmlib.log_partition` refuses it; the energy and specific heat
+        per spin remain available there.
+
     Notes
     -----
     ``Z = 1/2 (2 sinh 2K)^(N/2) (Z_1 + Z_2 + Z_3 + Z_4)`` with ``N = rows * cols``,
@@ -335,7 +363,8 @@ def kaufman_log_partition(rows, cols=None, T=1.0, J=1.0):
     ``2 N`` bonds, so a side of length 2 has doubled bonds, exactly as
     :func:`~bmlib.square_lattice_couplings` builds it. Computed in logs
     (each ``Z_i`` as a sign and a log-magnitude), valid at any size and
-    temperature.
+    temperature; below ``T = 2**-1000 J`` it is the ground-state limit
+    ``2 N J / T`` (plus ``log 2``, lost to rounding there).
 
     Examples
     --------
@@ -346,7 +375,18 @@ def kaufman_log_partition(rows, cols=None, T=1.0, J=1.0):
     0.815882731858
     """
     rows, cols, T, J, shape = _check_torus(rows, cols, T, J)
-    return _give_back(_kaufman_any(rows, cols, J / T)[0], shape)
+    log_z = _kaufman_any(rows, cols, _coupling_over_T(J, T))[0]
+    if not np.all(np.isfinite(log_z)):
+        # As log_partition: the number asked for is itself beyond the float range.
+        k = int(np.flatnonzero(~np.isfinite(log_z))[0])
+        where = "T" if shape is None else f"T[{', '.join(map(str, np.unravel_index(k, shape)))}]"
+        raise ValueError(
+            f"kaufman_log_partition: log Z is beyond the float range (about 1.8e308) at {where} = {float(T[k])!r} "
+            f"(log Z = 2 N J / T + log 2 there, with N = {rows * cols} spins and J = {J!r}). The energy and the "
+            "specific heat per spin are still available (kaufman_energy_per_spin, kaufman_specific_heat_per_spin), "
+            "or rescale J and T by a common factor."
+        )
+    return _give_back(log_z, shape)
 
 
 def kaufman_energy_per_spin(rows, cols=None, T=1.0, J=1.0):
@@ -377,7 +417,9 @@ def kaufman_energy_per_spin(rows, cols=None, T=1.0, J=1.0):
     decimal arithmetic with enough digits (about ``60 + 2 log10(T / J)``) and
     differentiated by a central difference of step ``1e-15 K``: relative
     accuracy ~1e-15 up to the largest float ``T``, at a cost of milliseconds
-    per temperature (0.3 s for a 64 x 64 torus at ``T = 1e300``).
+    per temperature (0.3 s for a 64 x 64 torus at ``T = 1e300``). Below
+    ``T = 2**-1000 J`` it is the ground state's ``-2 J`` (as it is to double
+    precision from ``T = J / 5`` down), for every ``T > 0`` down to ``5e-324``.
 
     Examples
     --------
@@ -385,7 +427,7 @@ def kaufman_energy_per_spin(rows, cols=None, T=1.0, J=1.0):
     -1.99715844
     """
     rows, cols, T, J, shape = _check_torus(rows, cols, T, J)
-    return _give_back(-J * _kaufman_any(rows, cols, J / T)[1] / (rows * cols), shape)
+    return _give_back(-J * _kaufman_any(rows, cols, _coupling_over_T(J, T))[1] / (rows * cols), shape)
 
 
 def kaufman_specific_heat_per_spin(rows, cols=None, T=1.0, J=1.0):
@@ -418,7 +460,8 @@ def kaufman_specific_heat_per_spin(rows, cols=None, T=1.0, J=1.0):
     accuracy, ~1e-16, remains. Above ``10 J``, as for
     :func:`kaufman_energy_per_spin`, the formula is evaluated in decimal
     arithmetic: relative accuracy ~1e-15 until ``c ~ 2 (J / T)^2`` itself
-    underflows (``T > 1e154 J``, where 0.0 is returned).
+    underflows (``T > 1e154 J``, where 0.0 is returned). Far below ``T_c``
+    it is exponentially small and 0.0 to double precision, down to ``T = 5e-324``.
 
     Examples
     --------
@@ -426,7 +469,7 @@ def kaufman_specific_heat_per_spin(rows, cols=None, T=1.0, J=1.0):
     array([0.023409, 0.605533, 0.603135])
     """
     rows, cols, T, J, shape = _check_torus(rows, cols, T, J)
-    K = J / T
+    K = _coupling_over_T(J, T)
     d2 = _kaufman_any(rows, cols, K)[2]
     # Far below T_c the curvature d2 underflows to exactly 0 while K**2 may overflow:
     # the specific heat is then 0 to double precision, not 0 * inf = NaN.

@@ -5,6 +5,7 @@ import numpy as np
 
 from ._checks import LEVELS, check_exact_size, check_rbm_parameters, check_temperature, check_units
 from ._threads import thin_blas
+from .exact import _BIG_EXPONENT, _BIG_PARAMETER
 from .states import _states_of_index
 
 #: Rows of states per block times the width of the summed layer: bounds memory (16 MiB of float64).
@@ -66,6 +67,17 @@ def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
     k = check_exact_size(W.shape[1], "rbm_log_partition (enumerating the smaller layer)")
     low = LEVELS[units][0]
     block = max(1, _BLOCK_ENTRIES // W.shape[0])
+    # Parameters near the float limit are scaled by 2**-e (exact), as in exact
+    # enumeration, so that fields and energies (sums of them) stay finite;
+    # energies are then in units of 2**e, and over_T(x) = x 2**e / T.
+    top = max(float(np.abs(W).max()), float(np.abs(b_v).max(initial=0.0)), float(np.abs(b_h).max(initial=0.0)))
+    e = _BIG_EXPONENT if top > _BIG_PARAMETER else 0
+    W, b_v, b_h = W / 2.0**e, b_v / 2.0**e, b_h / 2.0**e
+
+    def over_T(x):
+        with np.errstate(over="ignore"):  # inf is the right limit: its weight exp(-inf) is 0
+            return x / T * 2.0**e
+
     # As in exact enumeration, energies are divided by T only as differences from
     # the running maximum, so that any T > 0 (down to 5e-324) gives the T -> 0
     # limit instead of inf - inf = NaN. log g(a / T), g(x) = 1 + e^x (bits) or
@@ -76,23 +88,24 @@ def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
     for start in range(0, 2**k, block):
         H = _states_of_index(np.arange(start, min(start + block, 2**k)), k, low, 1.0, dtype=float)
         a = H @ W.T + b_v  # field on every unit of the summed layer, shape (rows, n_large)
-        with np.errstate(over="ignore"):  # |a| / T = inf is the right limit: its term is 0
-            entropy = np.log1p(np.exp(-width * np.abs(a) / T)).sum(axis=1)
-            neg_f = H @ b_h + 0.5 * (width * np.abs(a) + (2.0 - width) * a).sum(axis=1)
-            top = float(neg_f.max())
-            if top > shift:  # running log-sum-exp: re-reference what was summed so far
-                log_total -= (top - shift) / T
-                shift = top
-            rel = (neg_f - shift) / T + entropy  # <= n_large log 2, never NaN
+        entropy = np.log1p(np.exp(-over_T(width * np.abs(a)))).sum(axis=1)
+        # max(a, 0) or |a| directly: (|a| + a) / 2 would overflow for a near the float limit.
+        neg_f = H @ b_h + (np.maximum(a, 0.0) if units == "bits" else np.abs(a)).sum(axis=1)
+        top = float(neg_f.max())
+        if top > shift:  # running log-sum-exp: re-reference what was summed so far
+            log_total -= over_T(top - shift)
+            shift = top
+        rel = over_T(neg_f - shift) + entropy  # <= n_large log 2, never NaN
         peak = float(rel.max())
         log_total = float(np.logaddexp(log_total, peak + np.log(np.exp(rel - peak).sum())))
     with np.errstate(over="ignore"):
-        log_z = shift / T + log_total
+        log_z = over_T(shift) + log_total
     if not np.isfinite(log_z):
         raise ValueError(
-            f"rbm_log_partition: log Z is beyond the float range (about 1.8e308) at T = {T!r}. "
-            "The probabilities depend only on W_vh / T and the biases / T; rescale them and T by a "
-            "common factor, or find the ground states with energy_descent or anneal."
+            f"rbm_log_partition: log Z is beyond the float range (about 1.8e308) at T = {T!r}"
+            f"{' and couplings near the float limit' if e else ''}. The probabilities depend only on W / T, "
+            "b_visible / T and b_hidden / T; rescale W, b_visible, b_hidden and T by a common factor, or find "
+            "the ground states with energy_descent or anneal."
         )
     return log_z
 
