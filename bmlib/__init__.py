@@ -280,6 +280,7 @@ __all__ = [
     "base_visible_biases",
     "belief_propagation",
     "blocking_error",
+    "brief_warnings",
     "cd_update_spread",
     "chi_square_test",
     "critical_slowing_down",

@@ -138,6 +138,7 @@ def cases():
         ("to_bits_parameters", bm.to_bits_parameters, dict(W=W3, b=B3)),
         ("to_spins_parameters", bm.to_spins_parameters, dict(W=W3, b=B3)),
         ("hebbian_weights", bm.hebbian_weights, dict(patterns=DATA3, scale=1.0)),
+        ("brief_warnings", bm.brief_warnings, dict(enable=True)),
         ("cd_update_spread", bm.cd_update_spread,
          dict(rbm=bm.RBM(3, 2, units="bits", rng=0), data=np.array([[1.0, 0.0, 1.0]]), n_repeats=3, rng=0)),
         ("expected_cd_update", bm.expected_cd_update,
