@@ -159,10 +159,10 @@ def test_energy_descent_of_an_all_ones_state_reads_as_spins():
     assert path.final_state.tolist() == [-1, 1, -1, 1]
     assert path.energies.tolist() == [4.0, 0.0, -4.0]
     bits = bm.energy_descent([1, 1, 1, 1], W, units="bits")
-    assert bits.final_state.tolist() == [0, 1, 0, 1]
-    assert bits.energies.tolist() == [4.0, 1.0, 0.0]
+    assert bits.final_state.tolist() == [0, 0, 0, 1]
+    assert bits.energies.tolist() == [4.0, 2.0, 1.0, 0.0]
     assert set(np.unique(bits.states).tolist()) <= {0.0, 1.0}
-    assert bm.energy_descent([1, 0, 1, 1], W).final_state.tolist() == [1, 0, 1, 0]
+    assert bm.energy_descent([1, 0, 1, 1], W).final_state.tolist() == [0, 0, 0, 1]
     assert bm.energy_descent([1, -1, 1, 1], W).final_state.tolist() == [1, -1, 1, -1]
 
 
@@ -187,7 +187,7 @@ def test_state_index_and_frequencies_of_all_ones_read_as_spins():
 
 def test_energy_and_local_fields_of_all_ones():
     W, b = bm.chain_couplings(3), [0.5, 0.0, -1.0]
-    assert bm.energy([1, 1, 1], W, b) == -3.5
+    assert bm.energy([1, 1, 1], W, b) == -2.5
     assert bm.energy([1, 0, 1], W, b) == -0.5  # bond 0-2 of the ring, biases 0.5 - 1
     assert bm.energy([1, -1, 1], W, b) == 1.5
     np.testing.assert_array_equal(bm.local_fields([1, 1, 1], W, b), [2.5, 2.0, 1.0])
@@ -195,10 +195,12 @@ def test_energy_and_local_fields_of_all_ones():
 
 def test_plot_sampled_distribution_reads_all_ones_samples_as_spins():
     W = [[0, 1], [1, 0]]
-    fig = bm.plot_sampled_distribution(np.ones((10, 2)), W)
-    p_spins = bm.boltzmann_distribution(W)
-    bars = [patch.get_height() for patch in fig.axes[0].patches]
-    assert np.allclose(sorted(bars), sorted(np.r_[p_spins, [0, 0, 0, 1]]))
+    for units, legend in ((None, "dark +1, light -1"), ("spins", "dark +1, light -1"), ("bits", "dark 1, light 0")):
+        fig = bm.plot_sampled_distribution(np.ones((10, 2)), W, units=units)
+        assert legend in fig.axes[1].get_xlabel()
+        plt.close(fig)
+    fig = bm.plot_sampled_distribution([[0, 1], [1, 1]], W)
+    assert "dark 1, light 0" in fig.axes[1].get_xlabel()
     plt.close(fig)
 
 
