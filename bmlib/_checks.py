@@ -373,12 +373,17 @@ def check_model(W, b=None):
 BLOCK_FRACTION = 1 / 16
 
 
+def block_bytes():
+    """Bytes of temporaries one block may use: ``BLOCK_FRACTION`` of the budget."""
+    return int(MEMORY_BUDGET * BLOCK_FRACTION)
+
+
 def row_blocks(n_rows, row_bytes):
     """Slices covering ``range(n_rows)`` in blocks whose temporaries fit the block budget.
 
     ``row_bytes`` is what one row costs in temporaries (all of them, at the peak).
     """
-    per_block = max(1, int(MEMORY_BUDGET * BLOCK_FRACTION) // max(1, int(row_bytes)))
+    per_block = max(1, block_bytes() // max(1, int(row_bytes)))
     return [slice(start, min(start + per_block, n_rows)) for start in range(0, max(n_rows, 1), per_block)]
 
 

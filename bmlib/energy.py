@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_memory, check_model, check_state_batch, row_blocks
+from ._checks import block_bytes, check_memory, check_model, check_state_batch, row_blocks
 from ._ties import zero_field_tolerance
 
 #: Partial sums of ``s^T W s`` and ``s W + b`` are bounded by ``(n**2 + n) max(|W|, |b|)``; when
@@ -69,7 +69,7 @@ def _by_rows(s, W, b, units, what, per_row, out_per_row, compute):
     def memory(arr):
         m = math.prod(arr.shape[:-1])
         # The result in full, one block of temporaries, and the model's scaled copies.
-        check_memory(8 * m * out_per_row(n) + min(m * row_bytes, _block_bytes()) + 16 * n * n,
+        check_memory(8 * m * out_per_row(n) + min(m * row_bytes, block_bytes()) + 16 * n * n,
                      f"{what} of {m:_} states of {n} units (s of shape {arr.shape})")
 
     arr, units = check_state_batch(s, n, units, memory=memory)
@@ -85,11 +85,6 @@ def _by_rows(s, W, b, units, what, per_row, out_per_row, compute):
         out[block] = compute(rows[block].astype(float), W, b, units)
     return out.reshape(arr.shape[:-1] + first.shape[1:]), arr.ndim, units
 
-
-def _block_bytes():
-    from . import _checks
-
-    return int(_checks.MEMORY_BUDGET * _checks.BLOCK_FRACTION)
 
 
 def _scalar_if_single(x, ndim):

@@ -34,6 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import (
+    as_numeric_array,
+    block_bytes,
     check_choice,
     check_count,
     check_distribution,
@@ -41,10 +43,11 @@ from .._checks import (
     check_memory,
     check_model,
     check_sequence,
+    check_state_batch,
     check_states,
     check_temperature,
     check_units,
-    infer_units,
+    row_blocks,
 )
 from .._random import as_generator
 from ..energy import flip_energy_changes
@@ -187,17 +190,30 @@ def state_frequencies(states, units=None):
     >>> bm.state_frequencies([[1, 1], [1, 1], [-1, 1], [1, 1]])   # --, -+, +-, ++
     array([0.  , 0.25, 0.  , 0.75])
     """
-    arr = np.asarray(states)
+    arr = as_numeric_array(states, "states")
     if arr.ndim < 1 or arr.size == 0:
         raise ValueError(f"states must have shape (..., n) with at least one state; got shape {arr.shape}")
     n = arr.shape[-1]
     if n > MAX_TABLE_UNITS:
         raise ValueError(f"state_frequencies returns one number per state and is limited to n <= "
                          f"{MAX_TABLE_UNITS} units; got n = {n}")
-    units = check_units(units) if units is not None else infer_units(arr, "states")
-    arr = check_states(arr, n, units, name="states").reshape(-1, n)
-    codes = state_index(arr, units)
-    return np.bincount(codes, minlength=2**n) / codes.size
+
+    def memory(arr):
+        # The counts, one block's counts and the frequencies (int64/float64 per state of the
+        # table), and per block of rows its float copy, digits and codes.
+        check_memory(24 * 2**n + min(32 * arr.size, block_bytes()),
+                     f"the frequencies of 2**{n} states (states of shape {arr.shape})")
+
+    arr, units = check_state_batch(arr, n, units, name="states", memory=memory)
+    # Counted block by block: a batch far larger than the budget as floats (10**7 x 24 int8 is
+    # 1.9 GB as floats) is read a block of rows at a time, the counts added up.
+    rows = arr.reshape(-1, n)
+    powers = np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64)
+    counts = np.zeros(2**n, dtype=np.int64)
+    for block in row_blocks(rows.shape[0], 32 * n):
+        counts += np.bincount((rows[block] == 1).astype(np.int64) @ powers, minlength=2**n)
+    return counts / rows.shape[0]
+
 
 
 def total_variation(p, q):
