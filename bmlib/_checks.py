@@ -396,7 +396,9 @@ def as_numeric_array(x, name):
     try:
         arr = np.asarray(x)
     except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{name} must be a numeric array of one shape (not ragged); could not convert it ({exc})") from None
+        raise TypeError(
+            f"{name} must be a numeric array of one shape (not ragged); could not convert it ({exc})"
+        ) from None
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name} must be a numeric array; got dtype {arr.dtype}")
     if np.iscomplexobj(arr):

@@ -58,7 +58,9 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
-        Inferred from ``s`` if omitted.
+        Inferred from ``s`` if omitted; an all-ones state reads as spins (the
+        rule in :mod:`bmlib.states`), so its units descend to -1, not to 0:
+        pass ``units="bits"`` for bits.
     order : {"sequential", "random"}
         Visit units 0, 1, ..., n-1 in every sweep, or in a fresh random order.
     max_sweeps : int

@@ -141,7 +141,8 @@ def energy(s, W, b=None, units=None):
         Biases (zeros if omitted).
     units : {"spins", "bits"}, optional
         If given, ``s`` must be in these units; if omitted, ``s`` may be either
-        (but not a mixture).
+        (but not a mixture), and an all-ones state reads as spins (the rule in
+        :mod:`bmlib.states`; the energy is the same in both).
 
     Returns
     -------
@@ -173,6 +174,8 @@ def local_fields(s, W, b=None, units=None):
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
+        Inferred from ``s`` if omitted; an all-ones state reads as spins (the
+        rule in :mod:`bmlib.states`; the fields are the same in both).
 
     Returns
     -------
@@ -200,7 +203,8 @@ def flip_energy_changes(s, W, b=None, units=None):
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
-        Inferred from ``s`` if omitted.
+        Inferred from ``s`` if omitted; an all-ones state reads as spins (the
+        rule in :mod:`bmlib.states`): ``[1, 1, 1]`` flips to -1, not to 0.
 
     Returns
     -------
@@ -226,6 +230,8 @@ def is_stable(s, W, b=None, units=None):
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
+        Inferred from ``s`` if omitted; an all-ones state reads as spins (the
+        rule in :mod:`bmlib.states`).
 
     Returns
     -------

@@ -12,6 +12,16 @@ units      values          the same model in the other units
 Enumeration order: row ``k`` of :func:`all_states` is the binary expansion of
 ``k`` with the most significant digit in unit 0; digit 1 is +1 (spins) or 1
 (bits), digit 0 is -1 (spins) or 0 (bits).
+
+Units inferred from the values. A function whose ``units`` argument is
+omitted (``units=None``) reads the units off the states, with one rule
+everywhere in bmlib: states with a 0 are bits; states with a -1 are spins;
+states made only of +1s, which both conventions share, are ambiguous and are
+read as spins, the default. So an all-ones state reads as spins: for example
+``flip_energy_changes([1, 1, 1], chain_couplings(3))`` is ``[4, 4, 4]`` (flips
+to -1), and ``[2, 2, 2]`` with ``units="bits"`` (flips to 0). A batch is read
+as a whole, and must not mix -1s and 0s. Pass ``units`` whenever the states
+may be all ones.
 """
 from __future__ import annotations
 
@@ -85,7 +95,8 @@ def state_index(states, units=None):
     states : array_like of shape (n,) or (..., n)
         Spins (-1/+1) or bits (0/1); ``n <= 62``.
     units : {"spins", "bits"}, optional
-        Inferred from the values if omitted.
+        Inferred from the values if omitted; all ones reads as spins (the rule
+        in :mod:`bmlib.states`), which gives the same index here.
 
     Returns
     -------
@@ -115,7 +126,8 @@ def _state_index(states, units, name):
     def memory(arr):
         m = math.prod(arr.shape[:-1])
         # The indices (int64), and per block the float copy, the digits and their products.
-        check_memory(8 * m + min(32 * m * n, block_bytes()), f"the indices of {m:_} states ({name} of shape {arr.shape})")
+        check_memory(8 * m + min(32 * m * n, block_bytes()),
+                     f"the indices of {m:_} states ({name} of shape {arr.shape})")
 
     arr, units = check_state_batch(states, n, units, name=name, memory=memory)
     if n > 62:

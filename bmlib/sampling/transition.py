@@ -173,7 +173,8 @@ def state_frequencies(states, units=None):
         Any number of states, e.g. the ``samples`` of a :class:`~bmlib.SampleResult`
         (shape ``(n_kept, n_chains, n)``), all of them counted.
     units : {"spins", "bits"}, optional
-        Inferred from ``states`` if omitted.
+        Inferred from ``states`` if omitted; all ones reads as spins (the rule
+        in :mod:`bmlib.states`), which counts them in the same entry.
 
     Returns
     -------
