@@ -221,7 +221,7 @@ def test_every_function_that_infers_units_says_so():
             param = inspect.signature(obj).parameters.get("units")
         except (TypeError, ValueError):
             continue
-        if param is not None and param.default is None and not re.search(r"reads? as spins", obj.__doc__ or ""):
+        if param is not None and param.default is None and not re.search(r"reads?\s+as\s+spins", obj.__doc__ or ""):
             missing.append(name)
     assert not missing, missing
     import bmlib.states
