@@ -6,6 +6,7 @@ the rule and the offending value, never as an error from deep inside NumPy.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -408,7 +409,7 @@ def as_numeric_array(x, name):
 
 def _state_rows(arr, n):
     """``arr`` of shape (..., n) as rows of shape (m, n) (a view where possible)."""
-    return arr.reshape(-1, n) if arr.ndim > 1 else arr.reshape(1, -1)
+    return arr.reshape(math.prod(arr.shape[:-1]), n) if arr.ndim > 1 else arr.reshape(1, -1)
 
 
 def _where(arr, flat):

@@ -25,9 +25,9 @@ may be all ones.
 """
 from __future__ import annotations
 
-import numpy as np
-
 import math
+
+import numpy as np
 
 from ._checks import (
     block_bytes,
@@ -135,7 +135,7 @@ def _state_index(states, units, name):
     powers = np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64)
     if arr.ndim == 1:
         return int((arr == 1).astype(np.int64) @ powers)
-    rows = arr.reshape(-1, n)
+    rows = arr.reshape(math.prod(arr.shape[:-1]), n)
     index = np.empty(rows.shape[0], dtype=np.int64)
     for block in row_blocks(rows.shape[0], 32 * n):
         index[block] = (rows[block] == 1).astype(np.int64) @ powers
@@ -166,7 +166,7 @@ def _convert(x, units, name, transform):
     if arr.ndim <= 1:
         return transform(arr.astype(float)).astype(dtype) if integer else transform(arr.astype(float))
     n = arr.shape[-1]
-    rows = arr.reshape(-1, n)
+    rows = arr.reshape(math.prod(arr.shape[:-1]), n)
     out = np.empty(rows.shape, dtype=dtype)
     for block in row_blocks(rows.shape[0], 24 * n):
         out[block] = transform(rows[block].astype(float))

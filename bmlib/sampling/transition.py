@@ -31,6 +31,8 @@ Explained in the chapter "The Boltzmann-Gibbs distribution".
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._checks import (
@@ -208,7 +210,7 @@ def state_frequencies(states, units=None):
     arr, units = check_state_batch(arr, n, units, name="states", memory=memory)
     # Counted block by block: a batch far larger than the budget as floats (10**7 x 24 int8 is
     # 1.9 GB as floats) is read a block of rows at a time, the counts added up.
-    rows = arr.reshape(-1, n)
+    rows = arr.reshape(math.prod(arr.shape[:-1]), n)
     powers = np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64)
     counts = np.zeros(2**n, dtype=np.int64)
     for block in row_blocks(rows.shape[0], 32 * n):
