@@ -16,8 +16,6 @@ in bmlib.
 """
 from __future__ import annotations
 
-import numpy as np
-
 import math
 
 import numpy as np
@@ -84,7 +82,6 @@ def _by_rows(s, W, b, units, what, per_row, out_per_row, compute):
     for block in blocks[1:]:
         out[block] = compute(rows[block].astype(float), W, b, units)
     return out.reshape(arr.shape[:-1] + first.shape[1:]), arr.ndim, units
-
 
 
 def _scalar_if_single(x, ndim):

@@ -54,7 +54,7 @@ from .._checks import (
 from .._random import as_generator
 from ..energy import flip_energy_changes
 from ..exact import boltzmann_distribution
-from ..states import MAX_TABLE_UNITS, all_states, state_index
+from ..states import MAX_TABLE_UNITS, all_states
 from .chains import sample
 from .rules import rule_name
 from .schedules import greedy_colouring
