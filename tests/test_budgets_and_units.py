@@ -109,6 +109,17 @@ def test_local_fields_of_a_huge_batch_is_refused_up_front():
     assert peak < 64 * MiB
 
 
+def test_total_variation_refuses_a_broadcast_above_the_budget():
+    p = np.full((20000, 1, 16), 1 / 16)
+    q = np.full((20000, 16), 1 / 16)  # p - q would be 20000 x 20000 x 16 floats: 47.7 GiB
+    outcome, peak = traced_peak(bm.total_variation, p, q)
+    assert isinstance(outcome, ValueError) and "MEMORY_BUDGET" in str(outcome), outcome
+    assert peak < 64 * MiB
+    assert bm.total_variation(p[:2], q[:3]).shape == (2, 3)
+    with pytest.raises(ValueError, match="p and q must broadcast"):
+        bm.total_variation(np.full((2, 4), 0.25), np.full((3, 4), 0.25))
+
+
 # --- item 3: every function that allocates in proportion to its input -------------------
 
 

@@ -248,6 +248,12 @@ def total_variation(p, q):
     p, q = check_distribution(p, "p"), check_distribution(q, "q")
     if p.ndim == 0 or q.ndim == 0 or p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p and q must be distributions over the same states; got shapes {p.shape} and {q.shape}")
+    try:
+        shape = np.broadcast_shapes(p.shape, q.shape)
+    except ValueError:
+        raise ValueError(f"p and q must broadcast against each other; got shapes {p.shape} and {q.shape}") from None
+    # p - q and its absolute value, of the broadcast shape: (k, 1, m) against (l, m) is k * l rows.
+    check_memory(16 * math.prod(shape), f"the distances between p of shape {p.shape} and q of shape {q.shape}")
     distance = 0.5 * np.abs(p - q).sum(axis=-1)
     return float(distance) if np.ndim(distance) == 0 else distance
 
