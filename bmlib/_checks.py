@@ -434,8 +434,10 @@ def validate_states(arr, units, name):
     rows = _state_rows(arr, n)
     floating = np.issubdtype(arr.dtype, np.floating)
     seen_minus, seen_zero, seen_one = False, False, False
-    # Per entry: a float copy (8), the comparisons and their combination (~4).
-    for block_rows in row_blocks(rows.shape[0], 12 * max(n, 1)):
+    # Per entry: a float copy (8), the comparisons and their combination (~4). Most inputs
+    # are one block, checked without the bookkeeping of blocks.
+    blocks = [slice(0, rows.shape[0])] if 12 * arr.size <= block_bytes() else row_blocks(rows.shape[0], 12 * max(n, 1))
+    for block_rows in blocks:
         block = rows[block_rows].astype(float)
         offset = block_rows.start * n
         if floating:
@@ -459,7 +461,7 @@ def validate_states(arr, units, name):
         seen_zero |= bool(zero.any())
         seen_one |= bool(one.any())
         other = ~(minus | zero | one)
-        if other.any() or (seen_minus and seen_zero):
+        if (seen_minus and seen_zero) or other.any():
             values = {-1.0} if seen_minus else set()
             values |= ({0.0} if seen_zero else set()) | ({1.0} if seen_one else set())
             values |= set(np.unique(block[other]).tolist()) if other.any() else set()
