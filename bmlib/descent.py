@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import LEVELS, check_count, check_model, check_states, check_units, infer_units
+from ._checks import LEVELS, check_count, check_memory, check_model, check_states, check_units, infer_units
 from ._random import as_generator
 from ._ties import zero_field_tolerance
 from .energy import _scale_exponent, _scaled, energy
@@ -106,6 +106,10 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
             new = high if h > zero else low if h < -zero else s[i]
             if new != s[i]:
                 s[i] = new
+                # The path is kept whole: the list, its array and the energies' float copy, three
+                # rows of n floats per flip. A path that outgrows the budget stops with a ValueError
+                # (each flip lowers E, so this takes a very large n and max_sweeps).
+                check_memory(24 * n * (len(states) + 1), f"the descent path of {len(states) + 1:_} states of {n} units")
                 states.append(s.copy())
                 flipped.append(int(i))
                 changed = True

@@ -214,7 +214,11 @@ def synchronous_updates(s, W, b=None, max_steps=100):
     states = [s.astype(float)]
     period = 0
     tol = zero_field_tolerance(W, b)  # an exactly zero field keeps the unit, whatever the rounding
+    n = W.shape[0]
     for _ in range(max_steps):
+        # The path is kept whole (the list and its array, 16 n bytes per step): refused once it
+        # would outgrow the budget rather than failing with a MemoryError.
+        check_memory(16 * n * (len(states) + 1), f"the path of {len(states) + 1:_} synchronous steps of {n} units")
         h = W @ states[-1] + b
         new = np.where(h > tol, 1.0, np.where(h < -tol, -1.0, states[-1]))
         states.append(new)

@@ -120,6 +120,23 @@ def test_total_variation_refuses_a_broadcast_above_the_budget():
         bm.total_variation(np.full((2, 4), 0.25), np.full((3, 4), 0.25))
 
 
+def test_paths_that_outgrow_the_budget_stop_with_a_value_error(monkeypatch):
+    # Energy descent of a ferromagnet of 200 units from all -1 with a field +1: 200 flips, each
+    # a row of the path; with a 128 KiB budget the path (24 n bytes per flip) is refused part way.
+    W, b = np.full((200, 200), 0.001) - 0.001 * np.eye(200), np.ones(200)
+    monkeypatch.setattr(checks, "MEMORY_BUDGET", 128 * 2**10)
+    with pytest.raises(ValueError, match=r"descent path of 28 states of 200 units .*MEMORY_BUDGET"):
+        bm.energy_descent(-np.ones(200), W, b)
+    # Synchronous updates (a two-cycle of the antiferromagnet, three states) within 8 KiB: the
+    # third state would make the path 9.6 KB.
+    monkeypatch.setattr(checks, "MEMORY_BUDGET", 8 * 2**10)
+    with pytest.raises(ValueError, match=r"path of 3 synchronous steps of 200 units .*MEMORY_BUDGET"):
+        bm.synchronous_updates(np.ones(200), -W)
+    monkeypatch.undo()
+    assert bm.synchronous_updates(np.ones(200), -W).period == 2
+    assert bm.energy_descent(-np.ones(200), W, b).final_state.tolist() == [1.0] * 200
+
+
 # --- item 3: every function that allocates in proportion to its input -------------------
 
 
