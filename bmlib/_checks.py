@@ -6,6 +6,7 @@ the rule and the offending value, never as an error from deep inside NumPy.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -360,41 +361,162 @@ def check_model(W, b=None):
     return W, check_bias(b, W.shape[0])
 
 
+# --- states checked block by block; units inferred from a state (one rule) ---------------
+#
+# A batch of states can be far larger as floats than as the caller's int8 array, and NumPy's
+# own checks (np.unique, np.isin) make copies of the whole batch. So states are checked one
+# block of rows at a time (each block at most BLOCK_FRACTION of the budget), and functions
+# that can work block by block do, allocating only their output in full.
+
+#: One block of a blockwise check or computation uses at most this fraction of
+#: :data:`MEMORY_BUDGET` (256 MiB of the 4 GiB): inputs below it are done in one block,
+#: exactly as an unblocked computation would do them.
+BLOCK_FRACTION = 1 / 16
+
+
+def block_bytes():
+    """Bytes of temporaries one block may use: ``BLOCK_FRACTION`` of the budget."""
+    return int(MEMORY_BUDGET * BLOCK_FRACTION)
+
+
+def row_blocks(n_rows, row_bytes):
+    """Slices covering ``range(n_rows)`` in blocks whose temporaries fit the block budget.
+
+    ``row_bytes`` is what one row costs in temporaries (all of them, at the peak).
+    """
+    per_block = max(1, block_bytes() // max(1, int(row_bytes)))
+    return [slice(start, min(start + per_block, n_rows)) for start in range(0, max(n_rows, 1), per_block)]
+
+
+def as_numeric_array(x, name):
+    """Return ``np.asarray(x)`` (not converted, not copied) if it is a real numeric array, else raise.
+
+    The rules and wording are those of ``_as_real_array``: numbers (or bools) of one
+    shape, not complex.
+    """
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(
+            f"{name} must be a numeric array of one shape (not ragged); could not convert it ({exc})"
+        ) from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be a numeric array; got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real; got a complex array")
+    return arr
+
+
+def _state_rows(arr, n):
+    """``arr`` of shape (..., n) as rows of shape (m, n) (a view where possible)."""
+    return arr.reshape(math.prod(arr.shape[:-1]), n) if arr.ndim > 1 else arr.reshape(1, -1)
+
+
+def _where(arr, flat):
+    """Index tuple, in ``arr``'s shape, of its ``flat``-th entry (C order)."""
+    return tuple(int(i) for i in np.unravel_index(flat, arr.shape)) if arr.ndim else ()
+
+
+def _index_text(idx):
+    return f"[{', '.join(map(str, idx))}]" if idx else ""
+
+
+def validate_states(arr, units, name):
+    """Check the entries of a numeric array ``arr`` of shape (..., n) block by block; return the units.
+
+    ``units`` "spins" or "bits": every entry must be one of its two values. ``units=None``:
+    the entries must all be spins or all bits, and the units are inferred by the one rule
+    stated in :mod:`bmlib.states`: a state with a 0 is bits, any other (with a -1, or all +1,
+    which both conventions share) reads as spins, the default. Temporaries stay within one
+    block; nothing of the size of ``arr`` is allocated.
+    """
+    n = arr.shape[-1] if arr.ndim else 1
+    rows = _state_rows(arr, n)
+    floating = np.issubdtype(arr.dtype, np.floating)
+    seen_minus, seen_zero, seen_one = False, False, False
+    # Per entry: a float copy (8), the comparisons and their combination (~4). Most inputs
+    # are one block, checked without the bookkeeping of blocks.
+    blocks = [slice(0, rows.shape[0])] if 12 * arr.size <= block_bytes() else row_blocks(rows.shape[0], 12 * max(n, 1))
+    for block_rows in blocks:
+        block = rows[block_rows].astype(float)
+        offset = block_rows.start * n
+        if floating:
+            bad = np.flatnonzero(~np.isfinite(block))
+            if bad.size:
+                idx = _where(arr, offset + int(bad[0]))
+                raise ValueError(f"{name} must be finite; {name}{_index_text(idx)} = {block.flat[int(bad[0])]}")
+        minus, zero, one = block == -1.0, block == 0.0, block == 1.0
+        if units is not None:
+            ok = one | (minus if units == "spins" else zero)
+            bad = np.flatnonzero(~ok)
+            if bad.size:
+                idx = _where(arr, offset + int(bad[0]))
+                label = "spins (-1/+1)" if units == "spins" else "bits (0/1)"
+                raise ValueError(
+                    f"{name} must hold {label} because units={units!r}; "
+                    f"{name}{_index_text(idx)} = {block.flat[int(bad[0])]:g}"
+                )
+            continue
+        seen_minus |= bool(minus.any())
+        seen_zero |= bool(zero.any())
+        seen_one |= bool(one.any())
+        other = ~(minus | zero | one)
+        if (seen_minus and seen_zero) or other.any():
+            values = {-1.0} if seen_minus else set()
+            values |= ({0.0} if seen_zero else set()) | ({1.0} if seen_one else set())
+            values |= set(np.unique(block[other]).tolist()) if other.any() else set()
+            raise ValueError(
+                f"{name} must hold spins (-1/+1) or bits (0/1) only; found the values {sorted(values)[:6]}"
+            )
+    if units is not None:
+        return units
+    return "bits" if seen_zero else "spins"
+
+
 def infer_units(s, name="s"):
-    """Return "spins" or "bits" for an array whose entries are all in one of the two sets."""
-    s = np.asarray(s)
-    values = set(np.unique(s).tolist())
-    if values <= {-1.0, 1.0}:
-        return "spins"
-    if values <= {0.0, 1.0}:
-        return "bits"
-    raise ValueError(
-        f"{name} must hold spins (-1/+1) or bits (0/1) only; found the values {sorted(values)[:6]}"
-    )
+    """Return "spins" or "bits" for states whose entries are all in one of the two sets.
+
+    The one rule (stated in :mod:`bmlib.states`): a state with a 0 is bits; one with a -1,
+    or with only +1s (ambiguous: both conventions have +1), reads as spins, the default.
+    Checked block by block, without copying the whole array.
+    """
+    return validate_states(as_numeric_array(s, name), None, name)
+
+
+def check_state_batch(s, n, units=None, name="s", memory=None):
+    """Check states ``s`` of shape ``(..., n)`` without converting them; return ``(arr, units)``.
+
+    ``arr`` is the caller's array (``np.asarray``, no copy), for functions that
+    work block by block; ``units`` is the given units or the inferred ones
+    (:func:`infer_units`). The rules and messages are those of :func:`check_states`.
+    ``memory``: called with ``arr`` once its shape is known and before its values are
+    read, to refuse work above the budget before any of it is done.
+    """
+    arr = as_numeric_array(s, name)
+    if arr.ndim == 0 or arr.shape[-1] != n:
+        raise ValueError(f"{name} must have shape (n,) or (..., n) with n = {n}; got shape {arr.shape}")
+    if memory is not None:
+        memory(arr)
+    if units is not None:
+        check_units(units)
+    return arr, validate_states(arr, units, name)
 
 
 def check_states(s, n, units=None, name="s"):
     """Return states ``s`` of shape ``(..., n)`` as floats, checked to be in ``units``.
 
-    With ``units=None`` the states may be spins or bits, but not a mixture.
+    With ``units=None`` the states may be spins or bits, but not a mixture. The float
+    copy (8 bytes per entry) is refused above :data:`MEMORY_BUDGET`; the checks run
+    block by block.
     """
-    s = _as_real_array(s, name)
-    if s.ndim == 0 or s.shape[-1] != n:
-        raise ValueError(f"{name} must have shape (n,) or (..., n) with n = {n}; got shape {s.shape}")
-    _check_finite(s, name)
-    if units is None:
-        infer_units(s, name)
-        return s
-    check_units(units)
-    allowed = LEVELS[units]
-    bad = ~np.isin(s, allowed)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        label = "spins (-1/+1)" if units == "spins" else "bits (0/1)"
-        raise ValueError(
-            f"{name} must hold {label} because units={units!r}; {name}[{', '.join(map(str, idx))}] = {s[idx]:g}"
-        )
-    return s
+    arr = as_numeric_array(s, name)
+    if arr.ndim == 0 or arr.shape[-1] != n:
+        raise ValueError(f"{name} must have shape (n,) or (..., n) with n = {n}; got shape {arr.shape}")
+    check_memory(8 * arr.size, f"{name} as floats, shape {arr.shape}")
+    if units is not None:
+        check_units(units)
+    validate_states(arr, units, name)
+    return arr.astype(float)
 
 
 def check_exact_size(n, what="exact enumeration"):

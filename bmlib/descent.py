@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import LEVELS, check_count, check_model, check_states, infer_units
+from ._checks import LEVELS, check_count, check_memory, check_model, check_states, check_units, infer_units
 from ._random import as_generator
 from ._ties import zero_field_tolerance
-from .energy import energy
+from .energy import _scale_exponent, _scaled, energy
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,9 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
-        Inferred from ``s`` if omitted.
+        Inferred from ``s`` if omitted; an all-ones state reads as spins (the
+        rule in :mod:`bmlib.states`), so its units descend to -1, not to 0:
+        pass ``units="bits"`` for bits.
     order : {"sequential", "random"}
         Visit units 0, 1, ..., n-1 in every sweep, or in a fresh random order.
     max_sweeps : int
@@ -83,24 +85,31 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
     s = check_states(s, n, units).copy()
     if s.ndim != 1:
         raise ValueError(f"s must be a single state of shape ({n},); got shape {s.shape}")
-    units = units or infer_units(s)
+    units = infer_units(s) if units is None else check_units(units)
     if order not in ("sequential", "random"):
         raise ValueError(f'order must be "sequential" or "random"; got {order!r}')
     max_sweeps = check_count(max_sweeps, "max_sweeps", minimum=1)
     gen = as_generator(rng) if order == "random" else None
     low, high = LEVELS[units]
 
-    zero = zero_field_tolerance(W, b)  # a field that is 0 up to rounding leaves the unit as it is
+    # Only the sign of each field matters: with couplings near the float limit the fields are
+    # computed on W and b divided by a power of 2, which keeps every sign and cannot overflow.
+    Wf, bf = _scaled(W, b, _scale_exponent(W, b))
+    zero = zero_field_tolerance(Wf, bf)  # a field that is 0 up to rounding leaves the unit as it is
 
     states, flipped = [s.copy()], []
     converged = False
     for _ in range(max_sweeps):
         changed = False
         for i in gen.permutation(n) if gen is not None else range(n):
-            h = W[i] @ s + b[i]
+            h = Wf[i] @ s + bf[i]
             new = high if h > zero else low if h < -zero else s[i]
             if new != s[i]:
                 s[i] = new
+                # The path is kept whole: the list, its array and the energies' float copy, three
+                # rows of n floats per flip. A path that outgrows the budget stops with a ValueError
+                # (each flip lowers E, so this takes a very large n and max_sweeps).
+                check_memory(24 * n * (len(states) + 1), f"the descent path of {len(states) + 1:_} states of {n} units")
                 states.append(s.copy())
                 flipped.append(int(i))
                 changed = True

@@ -16,20 +16,113 @@ in bmlib.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._checks import check_model, check_states, infer_units
+from ._checks import block_bytes, check_memory, check_model, check_state_batch, row_blocks
 from ._ties import zero_field_tolerance
 
+#: Partial sums of ``s^T W s`` and ``s W + b`` are bounded by ``(n**2 + n) max(|W|, |b|)``; when
+#: that bound passes this value (about 1e301) the sums could overflow where the result is
+#: finite, and they are computed on ``W`` and ``b`` divided by a power of 2 (exact), the result
+#: multiplied back. Ordinary models stay far below it and keep their exact bits.
+_SAFE_SUM = 2.0**1000
 
-def _prepare(s, W, b, units):
+
+def _scale_exponent(W, b):
+    """``k`` such that the sums are safe with ``W / 2**k`` and ``b / 2**k``: 0 for ordinary models."""
+    n = W.shape[0]
+    big = max(float(np.abs(W).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
+    if not big * (n * n + n) > _SAFE_SUM:
+        return 0
+    return int(np.frexp(big)[1])  # big / 2**k lies in [0.5, 1)
+
+
+def _scaled(W, b, k):
+    """``(W / 2**k, b / 2**k)``, exact (a power of 2)."""
+    return (W, b) if k == 0 else (np.ldexp(W, -k), np.ldexp(b, -k))
+
+
+def _unscaled(x, k):
+    """``x * 2**k``: inf only where the exact value is itself beyond the float range."""
+    if k == 0:
+        return x
+    with np.errstate(over="ignore"):  # such an energy or field is beyond the float range: inf is its rounding
+        return np.ldexp(x, k)
+
+
+def _by_rows(s, W, b, units, what, per_row, out_per_row, compute):
+    """Check the states ``s`` and apply ``compute(S, W, b)`` to them as floats, in row blocks if large.
+
+    ``per_row(n)``: bytes of temporaries per state; ``out_per_row(n)``: entries of the result
+    per state (1 or n), float64 unless ``compute`` returns another dtype. An input that fits in
+    one block is computed in one call on its own shape, exactly as before blocks existed.
+    Returns ``(result, S_ndim, units)`` where ``units`` is the given or inferred units.
+    """
     W, b = check_model(W, b)
-    s = check_states(s, W.shape[0], units)
-    return s, W, b
+    n = W.shape[0]
+    row_bytes = per_row(n)
+
+    def memory(arr):
+        m = math.prod(arr.shape[:-1])
+        # The result in full, one block of temporaries, and the model's scaled copies.
+        check_memory(8 * m * out_per_row(n) + min(m * row_bytes, block_bytes()) + 16 * n * n,
+                     f"{what} of {m:_} states of {n} units (s of shape {arr.shape})")
+
+    arr, units = check_state_batch(s, n, units, memory=memory)
+    m = math.prod(arr.shape[:-1])
+    blocks = row_blocks(m, row_bytes)
+    if len(blocks) == 1:
+        return compute(arr.astype(float), W, b, units), arr.ndim, units
+    rows = arr.reshape(m, n)
+    first = compute(rows[blocks[0]].astype(float), W, b, units)
+    out = np.empty((m,) + first.shape[1:], dtype=first.dtype)
+    out[blocks[0]] = first
+    for block in blocks[1:]:
+        out[block] = compute(rows[block].astype(float), W, b, units)
+    return out.reshape(arr.shape[:-1] + first.shape[1:]), arr.ndim, units
 
 
-def _scalar_if_single(x, s):
-    return float(x) if s.ndim == 1 else x
+def _scalar_if_single(x, ndim):
+    return float(x) if ndim == 1 else x
+
+
+def _energies(S, W, b, units=None):
+    """Energies of float states ``S`` of shape (..., n)."""
+    k = _scale_exponent(W, b)
+    W, b = _scaled(W, b, k)
+    # "+ 0.0" turns the -0.0 of an empty sum into 0.0 for tidy printing.
+    # With |W_ij| above 1, s^T W s counts each bond twice and can overflow where
+    # E itself is finite; halving W first avoids that (and is exact for such W).
+    if np.abs(W).max(initial=0.0) > 1.0:
+        E = -np.einsum("...i,ij,...j->...", S, 0.5 * W, S) - S @ b + 0.0
+    else:
+        E = -0.5 * np.einsum("...i,ij,...j->...", S, W, S) - S @ b + 0.0
+    return _unscaled(E, k)
+
+
+def _fields(S, W, b, units=None):
+    """Local fields ``S W + b`` of float states ``S`` of shape (..., n)."""
+    k = _scale_exponent(W, b)
+    Ws, bs = _scaled(W, b, k)
+    return _unscaled(S @ Ws + bs, k)
+
+
+def _changes(S, W, b, units):
+    """``flip_energy_changes`` of float states ``S`` in ``units``."""
+    flipped = -S if units == "spins" else 1.0 - S
+    return -(flipped - S) * _fields(S, W, b)
+
+
+def _stable(S, W, b, units):
+    """``is_stable`` of float states ``S``: compared in the scaled units, where the tolerance is finite."""
+    k = _scale_exponent(W, b)
+    Ws, bs = _scaled(W, b, k)
+    flipped = -S if units == "spins" else 1.0 - S
+    dE = -(flipped - S) * (S @ Ws + bs)
+    # A change that is 0 up to rounding (a flat direction) counts as 0: stable on every machine.
+    return np.all(dE >= -2.0 * zero_field_tolerance(Ws, bs), axis=-1)
 
 
 def energy(s, W, b=None, units=None):
@@ -45,7 +138,8 @@ def energy(s, W, b=None, units=None):
         Biases (zeros if omitted).
     units : {"spins", "bits"}, optional
         If given, ``s`` must be in these units; if omitted, ``s`` may be either
-        (but not a mixture).
+        (but not a mixture), and an all-ones state reads as spins (the rule in
+        :mod:`bmlib.states`; the energy is the same in both).
 
     Returns
     -------
@@ -60,16 +154,9 @@ def energy(s, W, b=None, units=None):
     >>> bm.energy([[1, 1], [0, 1]], W, b=[0.5, 0.0])
     array([-1.5,  0. ])
     """
-    s, W, b = _prepare(s, W, b, units)
-    # "+ 0.0" turns the -0.0 of an empty sum into 0.0 for tidy printing.
-    # With |W_ij| near the float limit, s^T W s counts each bond twice and can
-    # overflow where E itself is finite; halving W first avoids that (and is
-    # exact for such W).
-    if np.abs(W).max(initial=0.0) > 1.0:
-        E = -np.einsum("...i,ij,...j->...", s, 0.5 * W, s) - s @ b + 0.0
-    else:
-        E = -0.5 * np.einsum("...i,ij,...j->...", s, W, s) - s @ b + 0.0
-    return _scalar_if_single(E, s)
+    # Per state: its float copy, and the energy terms.
+    E, ndim, _ = _by_rows(s, W, b, units, "energies", lambda n: 8 * n + 32, lambda n: 1, _energies)
+    return _scalar_if_single(E, ndim)
 
 
 def local_fields(s, W, b=None, units=None):
@@ -84,6 +171,8 @@ def local_fields(s, W, b=None, units=None):
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
+        Inferred from ``s`` if omitted; an all-ones state reads as spins (the
+        rule in :mod:`bmlib.states`; the fields are the same in both).
 
     Returns
     -------
@@ -94,8 +183,9 @@ def local_fields(s, W, b=None, units=None):
     >>> bm.local_fields([1, -1, 1], [[0, 1, 0], [1, 0, 2], [0, 2, 0]])
     array([-1.,  3., -2.])
     """
-    s, W, b = _prepare(s, W, b, units)
-    return s @ W + b
+    # Per state: its float copy, s W and s W + b.
+    h, _, _ = _by_rows(s, W, b, units, "local fields", lambda n: 24 * n, lambda n: n, _fields)
+    return h
 
 
 def flip_energy_changes(s, W, b=None, units=None):
@@ -110,7 +200,8 @@ def flip_energy_changes(s, W, b=None, units=None):
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
-        Inferred from ``s`` if omitted.
+        Inferred from ``s`` if omitted; an all-ones state reads as spins (the
+        rule in :mod:`bmlib.states`): ``[1, 1, 1]`` flips to -1, not to 0.
 
     Returns
     -------
@@ -122,14 +213,9 @@ def flip_energy_changes(s, W, b=None, units=None):
     >>> bm.flip_energy_changes([1, 1], [[0, 1], [1, 0]])
     array([2., 2.])
     """
-    return _flip_energy_changes(*_prepare(s, W, b, units), units)
-
-
-def _flip_energy_changes(s, W, b, units):
-    """:func:`flip_energy_changes` of checked arrays."""
-    units = units or infer_units(s)
-    flipped = -s if units == "spins" else 1.0 - s
-    return -(flipped - s) * (s @ W + b)
+    # Per state: its float copy, the flipped values, their difference, the fields and the product.
+    dE, _, _ = _by_rows(s, W, b, units, "flip energy changes", lambda n: 48 * n, lambda n: n, _changes)
+    return dE
 
 
 def is_stable(s, W, b=None, units=None):
@@ -141,6 +227,8 @@ def is_stable(s, W, b=None, units=None):
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
+        Inferred from ``s`` if omitted; an all-ones state reads as spins (the
+        rule in :mod:`bmlib.states`).
 
     Returns
     -------
@@ -154,8 +242,6 @@ def is_stable(s, W, b=None, units=None):
     >>> bm.is_stable([1, 1], W), bm.is_stable([1, -1], W)
     (True, False)
     """
-    s, W, b = _prepare(s, W, b, units)
-    dE = _flip_energy_changes(s, W, b, units)
-    # A change that is 0 up to rounding (a flat direction) counts as 0: stable on every machine.
-    stable = np.all(dE >= -2.0 * zero_field_tolerance(W, b), axis=-1)
+    # Per state: as flip_energy_changes, plus the comparison.
+    stable, _, _ = _by_rows(s, W, b, units, "stability checks", lambda n: 56 * n, lambda n: 1, _stable)
     return bool(stable) if np.ndim(stable) == 0 else stable

@@ -14,7 +14,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import check_count, check_model, check_real, check_sequence, check_states
+from ._checks import (
+    as_numeric_array,
+    block_bytes,
+    check_count,
+    check_memory,
+    check_model,
+    check_real,
+    check_sequence,
+    check_states,
+)
 from ._random import as_generator
 from ._ties import zero_field_tolerance
 
@@ -48,14 +57,22 @@ def hebbian_weights(patterns, scale=1.0):
     array([[0., 0.],
            [0., 0.]])
     """
-    arr = np.asarray(patterns)
+    arr = as_numeric_array(patterns, "patterns")
     n = arr.shape[-1] if arr.ndim else 0
-    S = np.atleast_2d(check_states(arr, n, "spins", name="patterns"))
-    if S.ndim != 2:
+    if arr.ndim > 2:
         raise ValueError(f"patterns must have shape (n,) or (P, n); got shape {arr.shape}")
-    W = check_real(scale, "scale") * (S.T @ S) / len(S)
+    scale = check_real(scale, "scale")
+    # Refused before any work: W (n x n floats), the patterns as floats and the checks of one block.
+    check_memory(8 * n * n + 8 * arr.size + min(12 * arr.size, block_bytes()),
+                 f"Hebbian weights of {n} x {n} (patterns of shape {arr.shape})")
+    S = np.atleast_2d(check_states(arr, n, "spins", name="patterns"))
+    W = S.T @ S
+    # In place, the same operations as scale * (S^T S) / P: no second and third n x n matrix.
+    np.multiply(W, scale, out=W)
+    np.divide(W, len(S), out=W)
     np.fill_diagonal(W, 0.0)
-    return W + 0.0  # turns -0.0 into 0.0 for tidy printing
+    W += 0.0  # turns -0.0 into 0.0 for tidy printing
+    return W
 
 
 class RecallCurve(NamedTuple):
@@ -197,7 +214,11 @@ def synchronous_updates(s, W, b=None, max_steps=100):
     states = [s.astype(float)]
     period = 0
     tol = zero_field_tolerance(W, b)  # an exactly zero field keeps the unit, whatever the rounding
+    n = W.shape[0]
     for _ in range(max_steps):
+        # The path is kept whole (the list and its array, 16 n bytes per step): refused once it
+        # would outgrow the budget rather than failing with a MemoryError.
+        check_memory(16 * n * (len(states) + 1), f"the path of {len(states) + 1:_} synchronous steps of {n} units")
         h = W @ states[-1] + b
         new = np.where(h > tol, 1.0, np.where(h < -tol, -1.0, states[-1]))
         states.append(new)

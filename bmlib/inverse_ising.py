@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_choice, check_data, check_temperature
+from ._checks import as_numeric_array, block_bytes, check_choice, check_data, check_memory, check_temperature
 
 METHODS = ("naive", "tap")
 
@@ -61,10 +61,19 @@ def mean_field_inverse_ising(data, T=1.0, method="naive", units="spins"):
     """
     T = check_temperature(T)
     method = check_choice(method, "method", METHODS)
-    arr = np.asarray(data)
-    S = check_data(arr, arr.shape[-1] if arr.ndim else 1, units)
+    arr = as_numeric_array(data, "data")
+    n = arr.shape[-1] if arr.ndim else 1
+    P = arr.size // max(n, 1)
+    # Refused before any work: the data as floats and the checks of one block of it, and at the
+    # peak eight n x n float matrices (S^T S, the correlations, the inverse and LAPACK's copies,
+    # J and the TAP terms, and the checks of the bits model), as measured.
+    check_memory(8 * arr.size + min(12 * arr.size, block_bytes()) + 8 * 8 * n * n,
+                 f"mean_field_inverse_ising on {P:_} patterns of {n} units (data of shape {arr.shape}; "
+                 f"its {n} x {n} matrices)")
+    S = check_data(arr, n, units)
     if units == "bits":
-        S = 2.0 * S - 1.0
+        S *= 2.0  # in place: S = 2 S - 1 without two more copies of the data
+        S -= 1.0
     m = S.mean(axis=0)
     C = (S.T @ S) / len(S) - np.outer(m, m)
     constant = np.flatnonzero(np.diag(C) <= 1e-12)

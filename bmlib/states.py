@@ -12,12 +12,32 @@ units      values          the same model in the other units
 Enumeration order: row ``k`` of :func:`all_states` is the binary expansion of
 ``k`` with the most significant digit in unit 0; digit 1 is +1 (spins) or 1
 (bits), digit 0 is -1 (spins) or 0 (bits).
+
+Units inferred from the values. A function whose ``units`` argument is
+omitted (``units=None``) reads the units off the states, with one rule
+everywhere in bmlib: states with a 0 are bits; states with a -1 are spins;
+states made only of +1s, which both conventions share, are ambiguous and are
+read as spins, the default. So an all-ones state reads as spins: for example
+``flip_energy_changes([1, 1, 1], chain_couplings(3))`` is ``[4, 4, 4]`` (flips
+to -1), and ``[2, 2, 2]`` with ``units="bits"`` (flips to 0). A batch is read
+as a whole, and must not mix -1s and 0s. Pass ``units`` whenever the states
+may be all ones.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._checks import check_count, check_model, check_states, check_units
+from ._checks import (
+    block_bytes,
+    check_count,
+    check_memory,
+    check_model,
+    check_state_batch,
+    check_units,
+    row_blocks,
+)
 
 #: Largest n for which bmlib builds a full table of 2**n rows (all_states,
 #: boltzmann_distribution): 2**24 rows already take hundreds of MB.
@@ -56,7 +76,15 @@ def all_states(n, units="spins"):
             f"n must be <= {MAX_TABLE_UNITS} for a full table of states (2**{n} rows would not fit "
             "in memory); log_partition and exact_moments enumerate larger models in blocks"
         )
-    return _states_of_index(np.arange(2**n, dtype=np.int64), n, low=0 if units == "bits" else -1)
+    # The table itself (n bytes per row), built in blocks of rows: the digits are int64
+    # temporaries (three of them, 24 n bytes per row), far larger than the int8 table.
+    check_memory(2**n * n + min(2**n * 24 * n, block_bytes()), f"the table of all 2**{n} states of {n} units")
+    low = 0 if units == "bits" else -1
+    table = np.empty((2**n, n), dtype=np.int8)
+    for rows in row_blocks(2**n, 24 * n):
+        table[rows] = _states_of_index(np.arange(rows.start, rows.stop, dtype=np.int64), n, low=low)
+    return table
+
 
 
 def state_index(states, units=None):
@@ -67,7 +95,8 @@ def state_index(states, units=None):
     states : array_like of shape (n,) or (..., n)
         Spins (-1/+1) or bits (0/1); ``n <= 62``.
     units : {"spins", "bits"}, optional
-        Inferred from the values if omitted.
+        Inferred from the values if omitted; all ones reads as spins (the rule
+        in :mod:`bmlib.states`), which gives the same index here.
 
     Returns
     -------
@@ -92,12 +121,25 @@ def _state_index(states, units, name):
         shape = np.shape(states)
     except ValueError:  # ragged: check_states says what is wrong
         shape = ()
-    s = check_states(states, shape[-1] if shape else -1, units, name=name)
-    n = s.shape[-1]
+    n = shape[-1] if shape else -1
+
+    def memory(arr):
+        m = math.prod(arr.shape[:-1])
+        # The indices (int64), and per block the float copy, the digits and their products.
+        check_memory(8 * m + min(32 * m * n, block_bytes()),
+                     f"the indices of {m:_} states ({name} of shape {arr.shape})")
+
+    arr, units = check_state_batch(states, n, units, name=name, memory=memory)
     if n > 62:
         raise ValueError(f"{name} must have at most 62 units for an int64 index; got {n}")
-    index = (s == 1).astype(np.int64) @ (np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64))
-    return int(index) if s.ndim == 1 else index
+    powers = np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64)
+    if arr.ndim == 1:
+        return int((arr == 1).astype(np.int64) @ powers)
+    rows = arr.reshape(math.prod(arr.shape[:-1]), n)
+    index = np.empty(rows.shape[0], dtype=np.int64)
+    for block in row_blocks(rows.shape[0], 32 * n):
+        index[block] = (rows[block] == 1).astype(np.int64) @ powers
+    return index.reshape(arr.shape[:-1])
 
 
 def _states_of_index(index, n, low=-1, high=1, dtype=np.int8):
@@ -106,8 +148,29 @@ def _states_of_index(index, n, low=-1, high=1, dtype=np.int8):
     return np.where(digits == 1, high, low).astype(dtype)
 
 
-def _converted(x, dtype_of):
-    return x.astype(np.int8) if np.issubdtype(dtype_of, np.integer) or dtype_of == bool else x
+def _convert(x, units, name, transform):
+    """``transform`` applied to states ``x`` in ``units``, block by block into the result.
+
+    The result is int8 for integer (or bool) input, float otherwise.
+    """
+    arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    integer = np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool
+    size = arr.size if arr.ndim else 1
+
+    def memory(arr):
+        check_memory((1 if integer else 8) * size + min(24 * size, block_bytes()),
+                     f"the converted states ({name} of shape {arr.shape})")
+
+    arr, _ = check_state_batch(arr, arr.shape[-1] if arr.ndim else 1, units, name=name, memory=memory)
+    dtype = np.int8 if integer else float
+    if arr.ndim <= 1:
+        return transform(arr.astype(float)).astype(dtype) if integer else transform(arr.astype(float))
+    n = arr.shape[-1]
+    rows = arr.reshape(math.prod(arr.shape[:-1]), n)
+    out = np.empty(rows.shape, dtype=dtype)
+    for block in row_blocks(rows.shape[0], 24 * n):
+        out[block] = transform(rows[block].astype(float))
+    return out.reshape(arr.shape)
 
 
 def to_spins(x):
@@ -128,9 +191,7 @@ def to_spins(x):
     >>> bm.to_spins([0, 1, 1])
     array([-1,  1,  1], dtype=int8)
     """
-    arr = np.asarray(x)
-    s = 2 * check_states(arr, arr.shape[-1] if arr.ndim else 1, "bits", name="x") - 1
-    return _converted(s, arr.dtype)
+    return _convert(x, "bits", "x", lambda bits: 2 * bits - 1)
 
 
 def to_bits(s):
@@ -151,9 +212,7 @@ def to_bits(s):
     >>> bm.to_bits([-1, 1, 1])
     array([0, 1, 1], dtype=int8)
     """
-    arr = np.asarray(s)
-    x = (check_states(arr, arr.shape[-1] if arr.ndim else 1, "spins", name="s") + 1) / 2
-    return _converted(x, arr.dtype)
+    return _convert(s, "spins", "s", lambda spins: (spins + 1) / 2)
 
 
 def to_bits_parameters(W, b=None):

@@ -225,7 +225,8 @@ def plot_descent(path, W=None, b=None, units=None):
         The model; if given (and n <= 16), a dashed line marks the lowest
         energy of any state, so one sees whether the walk found it.
     units : {"spins", "bits"}, optional
-        Inferred from the states if omitted.
+        Inferred from the states if omitted; a walk that is all ones reads as
+        spins (the rule in :mod:`bmlib.states`).
 
     Returns
     -------

@@ -139,6 +139,18 @@ def _check_machine(machine, name="machine"):
     return machine
 
 
+def _check_encoder_layout(machine, name):
+    """Refuse a machine that is not laid out as an encoder (two visible groups, then hidden units)."""
+    _check_machine(machine, name)
+    if machine.n_visible % 2 or machine.n_visible < 4 or machine.n_hidden < 1:
+        raise ValueError(
+            f"{name} must be laid out as an encoder (see encoder_mask): an even number n_visible = 2 n_group "
+            f">= 4 of visible units in two groups, and at least one hidden unit; got n_visible = "
+            f"{machine.n_visible}, n_hidden = {machine.n_hidden}"
+        )
+    return machine
+
+
 def _hidden_name(h, units):
     """'h = +1' for one hidden unit, 'h = (+1, -1)' for several (bits: 'h = 0', 'h = (0, 1)')."""
     values = [f"{int(v):+d}" if units == "spins" else str(int(v)) for v in h]
@@ -296,7 +308,7 @@ def plot_encoder_codes(machines, titles=None):
     machines = check_sequence(machines, "machines", "a BoltzmannMachine or a non-empty sequence of them",
                               allow_single=BoltzmannMachine)
     for k, machine in enumerate(machines):
-        _check_machine(machine, f"machines[{k}]")
+        _check_encoder_layout(machine, f"machines[{k}]")
     titles = check_labels(titles, len(machines), "titles", "machine")
     fig = _new_figure((4.3 * len(machines), 2.2))
     axes = fig.subplots(1, len(machines), squeeze=False)[0]

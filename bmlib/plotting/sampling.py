@@ -19,10 +19,9 @@ from .._checks import (
     check_instance,
     check_model,
     check_optional_real,
-    check_states,
+    check_state_batch,
     check_temperature,
     check_units,
-    infer_units,
 )
 from ..exact import boltzmann_distribution
 from ..sampling.chains import SampleResult
@@ -116,7 +115,9 @@ def plot_sampled_distribution(samples, W, b=None, T=1.0, units=None):
     T : float
         Its temperature.
     units : {"spins", "bits"}, optional
-        Taken from ``samples`` if omitted.
+        Taken from ``samples`` if omitted (a SampleResult's own units, or
+        inferred from an array: samples that are all ones read as spins, the
+        rule in :mod:`bmlib.states`).
 
     Returns
     -------
@@ -138,12 +139,13 @@ def plot_sampled_distribution(samples, W, b=None, T=1.0, units=None):
     if n > MAX_DISTRIBUTION_UNITS:
         raise ValueError(f"plot_sampled_distribution draws one bar per state and is limited to n <= "
                          f"{MAX_DISTRIBUTION_UNITS} units; got n = {n}")
+    # An invalid units (even "") is refused, never taken for "omitted".
+    units = None if units is None else check_units(units)
     if isinstance(samples, SampleResult):
-        units = units or samples.units
+        units = samples.units if units is None else units
         samples = samples.samples
-    states = np.asarray(samples)
-    units = check_units(units) if units is not None else infer_units(states, "samples")
-    check_states(states, n, units, name="samples")
+    # Checked without a float copy: state_frequencies counts them block by block.
+    states, units = check_state_batch(samples, n, units, name="samples")
     frequencies = state_frequencies(states, units)
     p = boltzmann_distribution(W, b, T, units)
     count = states.size // n

@@ -34,6 +34,7 @@ import numpy as np
 
 from .._checks import check_bool, check_choice, check_count, check_memory, check_model, check_real
 from .._ties import TIE_RTOL, zero_field_tolerance
+from ..energy import _scale_exponent, _scaled, _unscaled
 from ..lattices import square_lattice_couplings
 from .schedules import SCANS, FixedOrder, RandomScan, _greedy_colouring
 
@@ -126,6 +127,9 @@ class DenseCouplings(CouplingOperator):
     def __init__(self, W, b=None):
         self.W, self.b = check_model(W, b)
         self.n_units = self.W.shape[0]
+        # Couplings so large that s W s could overflow where E is finite: energies are
+        # computed on W and b divided by 2**k (exact) and multiplied back (see bmlib.energy).
+        self._energy_scale = _scale_exponent(self.W, self.b)
 
     def describe(self):
         return f"DenseCouplings with n = {self.n_units}"
@@ -172,7 +176,11 @@ class DenseCouplings(CouplingOperator):
         return changed
 
     def energy(self, state):
-        return -0.5 * np.einsum("ci,ci->c", state @ self.W, state) - state @ self.b
+        k = self._energy_scale
+        if k == 0:
+            return -0.5 * np.einsum("ci,ci->c", state @ self.W, state) - state @ self.b
+        W, b = _scaled(self.W, self.b, k)
+        return _unscaled(-0.5 * np.einsum("ci,ci->c", state @ W, state) - state @ b, k)
 
     def clamp(self, state, index, values):
         # Dense schedules leave clamped units out of every group, so setting

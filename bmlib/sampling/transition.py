@@ -31,9 +31,13 @@ Explained in the chapter "The Boltzmann-Gibbs distribution".
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._checks import (
+    as_numeric_array,
+    block_bytes,
     check_choice,
     check_count,
     check_distribution,
@@ -41,15 +45,16 @@ from .._checks import (
     check_memory,
     check_model,
     check_sequence,
+    check_state_batch,
     check_states,
     check_temperature,
     check_units,
-    infer_units,
+    row_blocks,
 )
 from .._random import as_generator
 from ..energy import flip_energy_changes
 from ..exact import boltzmann_distribution
-from ..states import MAX_TABLE_UNITS, all_states, state_index
+from ..states import MAX_TABLE_UNITS, all_states
 from .chains import sample
 from .rules import rule_name
 from .schedules import greedy_colouring
@@ -170,7 +175,8 @@ def state_frequencies(states, units=None):
         Any number of states, e.g. the ``samples`` of a :class:`~bmlib.SampleResult`
         (shape ``(n_kept, n_chains, n)``), all of them counted.
     units : {"spins", "bits"}, optional
-        Inferred from ``states`` if omitted.
+        Inferred from ``states`` if omitted; all ones reads as spins (the rule
+        in :mod:`bmlib.states`), which counts them in the same entry.
 
     Returns
     -------
@@ -187,17 +193,30 @@ def state_frequencies(states, units=None):
     >>> bm.state_frequencies([[1, 1], [1, 1], [-1, 1], [1, 1]])   # --, -+, +-, ++
     array([0.  , 0.25, 0.  , 0.75])
     """
-    arr = np.asarray(states)
+    arr = as_numeric_array(states, "states")
     if arr.ndim < 1 or arr.size == 0:
         raise ValueError(f"states must have shape (..., n) with at least one state; got shape {arr.shape}")
     n = arr.shape[-1]
     if n > MAX_TABLE_UNITS:
         raise ValueError(f"state_frequencies returns one number per state and is limited to n <= "
                          f"{MAX_TABLE_UNITS} units; got n = {n}")
-    units = check_units(units) if units is not None else infer_units(arr, "states")
-    arr = check_states(arr, n, units, name="states").reshape(-1, n)
-    codes = state_index(arr, units)
-    return np.bincount(codes, minlength=2**n) / codes.size
+
+    def memory(arr):
+        # The counts, one block's counts and the frequencies (int64/float64 per state of the
+        # table), and per block of rows its float copy, digits and codes.
+        check_memory(24 * 2**n + min(32 * arr.size, block_bytes()),
+                     f"the frequencies of 2**{n} states (states of shape {arr.shape})")
+
+    arr, units = check_state_batch(arr, n, units, name="states", memory=memory)
+    # Counted block by block: a batch far larger than the budget as floats (10**7 x 24 int8 is
+    # 1.9 GB as floats) is read a block of rows at a time, the counts added up.
+    rows = arr.reshape(math.prod(arr.shape[:-1]), n)
+    powers = np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64)
+    counts = np.zeros(2**n, dtype=np.int64)
+    for block in row_blocks(rows.shape[0], 32 * n):
+        counts += np.bincount((rows[block] == 1).astype(np.int64) @ powers, minlength=2**n)
+    return counts / rows.shape[0]
+
 
 
 def total_variation(p, q):
@@ -229,6 +248,12 @@ def total_variation(p, q):
     p, q = check_distribution(p, "p"), check_distribution(q, "q")
     if p.ndim == 0 or q.ndim == 0 or p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p and q must be distributions over the same states; got shapes {p.shape} and {q.shape}")
+    try:
+        shape = np.broadcast_shapes(p.shape, q.shape)
+    except ValueError:
+        raise ValueError(f"p and q must broadcast against each other; got shapes {p.shape} and {q.shape}") from None
+    # p - q and its absolute value, of the broadcast shape: (k, 1, m) against (l, m) is k * l rows.
+    check_memory(16 * math.prod(shape), f"the distances between p of shape {p.shape} and q of shape {q.shape}")
     distance = 0.5 * np.abs(p - q).sum(axis=-1)
     return float(distance) if np.ndim(distance) == 0 else distance
 
