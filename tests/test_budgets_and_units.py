@@ -349,3 +349,10 @@ def test_plot_encoder_codes_names_a_machine_that_is_not_an_encoder():
         bm.plot_encoder_codes(bm.BoltzmannMachine(3, 1, rng=0))
     with pytest.raises(ValueError, match=r"machines\[1\] must .*n_hidden = 0"):
         bm.plot_encoder_codes([bm.BoltzmannMachine(4, 1, rng=0), bm.BoltzmannMachine(4, 0, rng=0)])
+
+
+def test_plot_descent_refuses_empty_units():
+    # "" was taken for omitted (units or infer_units(...)), as plot_sampled_distribution did.
+    path = bm.energy_descent([1, -1, 1], bm.chain_couplings(3), rng=0)
+    with pytest.raises(ValueError, match=r'units must be "spins" or "bits"'):
+        bm.plot_descent(path, units="")

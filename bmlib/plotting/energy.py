@@ -96,7 +96,7 @@ def _draw_descent(fig, path, W=None, b=None, units=None):
     """Energy after each flip (top) and the states themselves as a strip (bottom)."""
     states, E = path.states, path.energies
     n, steps = states.shape[1], np.arange(len(E))
-    units = units or infer_units(states, "path.states")
+    units = infer_units(states, "path.states") if units is None else check_units(units)
     ax_E, ax_s = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[3, 2], hspace=0.1))
     ax_E.plot(steps, E, "o-", color=UNIT_ON, ms=5, zorder=2)
     end = "stable state" if path.converged else "last state (not yet stable)"
