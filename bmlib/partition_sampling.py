@@ -34,6 +34,9 @@ from ._threads import thin_blas
 from .meanfield import naive_mean_field
 from .partition import LogZEstimate
 from .sampling import sample
+from .sampling.kernel import check_energy_range, sweep_checked
+from .sampling.couplings import DenseCouplings
+from .sampling.schedules import SCANS
 
 #: Mean-field marginals used as an importance-sampling proposal are kept in
 #: [floor, 1 - floor]: a proposal must give every state positive probability
@@ -342,6 +345,9 @@ def log_z_ais(
     a = (np.log(p_high) - np.log1p(-p_high)) / (high - low)
     log_z0 = float(np.logaddexp(a * high, a * low).sum())
     S = np.where(gen.random((n_runs, n)) < p_high, high, low).astype(np.int8)
+    # Checked once here; each step below builds its model from these and sweeps it unchecked.
+    scan = "sequential" if scan is None else check_choice(scan, "scan", SCANS)
+    check_energy_range(DenseCouplings._trusted(W, b))
     logw = np.zeros(n_runs)
     steps = np.diff(fractions)
     energy_evaluations = 0
@@ -352,8 +358,8 @@ def log_z_ais(
             energy_evaluations += n_runs
         if k < steps.size:  # one sweep that leaves p_k invariant
             beta = float(fractions[k])
-            S = sample(beta * W, beta * b + (1.0 - beta) * T * a, T, units, n_samples=1, burn_in=0, scan=scan,
-                       initial=S, rng=gen).final_state
+            step_model = DenseCouplings._trusted(beta * W, beta * b + (1.0 - beta) * T * a)
+            S = sweep_checked(step_model, S, T, units, scan, gen)
     top = float(logw.max())
     w = np.exp(logw - top)
     mean_w = float(w.mean())

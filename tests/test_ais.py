@@ -216,3 +216,33 @@ def test_bad_visited_states_arguments():
         bm.log_z_visited_states(W2, thin=0)
     with pytest.raises(ValueError, match=r"initial must hold spins"):
         bm.log_z_visited_states(W2, initial=[0, 1])
+
+
+@pytest.mark.parametrize("scan", ["sequential", "random", "colouring"])
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_ais_steps_through_the_kernel_are_the_public_samplers_steps(scan, units):
+    # log_z_ais checks once and sweeps each step's model through the chain kernel; the same loop
+    # written with the public bm.sample (which checks everything at every step) must give the
+    # same log weights to the last bit: the same random numbers and decisions.
+    from bmlib.partition_sampling import _proposal, _schedule
+
+    n, n_runs, n_steps, T = 8, 30, 25, 0.8
+    W = bm.sk_couplings(n, rng=5)
+    b = np.random.default_rng(6).normal(scale=0.5, size=n)
+    low, high = (-1, 1) if units == "spins" else (0, 1)
+    gen = np.random.default_rng(7)
+    fractions = _schedule(n_steps, None)
+    p_high, _ = _proposal(W, b, T, units, "uniform", gen, name="base")
+    a = (np.log(p_high) - np.log1p(-p_high)) / (high - low)
+    S = np.where(gen.random((n_runs, n)) < p_high, high, low).astype(np.int8)
+    logw = np.zeros(n_runs)
+    steps = np.diff(fractions)
+    for k, step in enumerate(steps.tolist(), start=1):
+        X = S.astype(float)
+        logw += step * ((0.5 * np.sum((X @ W) * X, axis=1) + X @ b) / T - X @ a)
+        if k < steps.size:
+            beta = float(fractions[k])
+            S = bm.sample(beta * W, beta * b + (1.0 - beta) * T * a, T, units, n_samples=1, burn_in=0, scan=scan,
+                          initial=S, rng=gen).final_state
+    result = bm.log_z_ais(W, b, T, units, n_runs=n_runs, n_steps=n_steps, scan=scan, rng=7)
+    np.testing.assert_array_equal(result.details["log_weights"], logw + float(np.logaddexp(a * high, a * low).sum()))

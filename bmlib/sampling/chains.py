@@ -1,15 +1,9 @@
 """The chain runner: many independent chains, sweeps, burn-in, thinning, clamping, annealing.
 
-One loop drives every model, rule and schedule::
-
-    for each sweep, at its temperature T:
-        for each group of the schedule:          # units that share no coupling
-            h   = local fields of the group
-            new = rule(values, h, T, units, rng) # descent if T == 0
-            store new (clamped units keep their values)
-        keep the state if this sweep is kept
-
-:func:`sample` runs it at one temperature, :func:`anneal` along a schedule
+:func:`sample` and :func:`anneal` check their arguments once, then hand the
+chains to the kernel (:mod:`bmlib.sampling.kernel`), the one loop that drives
+every model, rule and schedule, keeping the state after the sweeps asked
+for. :func:`sample` runs it at one temperature, :func:`anneal` along a schedule
 of temperatures. Both return a :class:`SampleResult`, whose ``final_state``
 continues the chains when passed back as ``initial``.
 
@@ -34,9 +28,8 @@ from .._checks import (
 from .._random import as_generator
 from .._threads import thin_blas
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
-from .dense_sweep import SequentialHeatBath
-from .lattice_sweep import CheckerboardHeatBath
-from .rules import RULES, _heat_bath_scale, check_rule_output, descend, resolve_rule
+from .kernel import check_energy_range, run
+from .rules import resolve_rule
 
 
 @dataclass(frozen=True)
@@ -106,37 +99,6 @@ def _operator(W, b):
     return DenseCouplings(W, b)
 
 
-def _energy_bound(op):
-    """A cheap bound on ``|E|`` and on every local field: ``sum|W|/2 + sum|b|`` (inf if that overflows).
-
-    For a square lattice, ``n (2|J| + |h|)`` (at most 2 bonds per site). 0 for an operator of
-    unknown kind (a reader's own), which is not checked.
-    """
-    with np.errstate(over="ignore"):
-        if isinstance(op, DenseCouplings):
-            scale = float(np.max(np.abs(op.W), initial=0.0))
-            if scale == 0:
-                return float(np.sum(np.abs(op.b)))
-            # Summed on W / max|W| so that the sum itself cannot overflow before the comparison.
-            return scale * float(np.sum(np.abs(op.W / scale))) / 2 + float(np.sum(np.abs(op.b)))
-        if isinstance(op, SquareLattice):
-            return op.n_units * (2.0 * abs(op.J) + abs(op.h))
-    return 0.0
-
-
-def _check_energy_range(op):
-    """Refuse models whose energies (or local fields) could overflow the float range."""
-    bound = _energy_bound(op)
-    if not bound <= np.finfo(float).max:
-        what = (f"a {op.describe()}: n (2|J| + |h|)" if isinstance(op, SquareLattice)
-                else "W and b: sum|W|/2 + sum|b|")
-        raise ValueError(
-            f"W (and b) are too large: the energies would overflow the float range (the bound {what} = "
-            f"{bound:.3g} is above the float maximum {np.finfo(float).max:.3g}); scale W, b and T down together "
-            "(the samples depend only on W/T and b/T)"
-        )
-
-
 def _initial_states(initial, n, n_chains, units, rng):
     """Starting states, shape (n_chains, n) int8: uniformly random if ``initial`` is None."""
     low, high = LEVELS[units]
@@ -165,76 +127,6 @@ def _clamp(clamped, values, n, n_chains, units):
             f"({n_chains}, {index.size}) for one pattern per chain; got shape {vals.shape}"
         )
     return index, np.broadcast_to(vals, (n_chains, index.size)).astype(np.int8)
-
-
-def _run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng, checked=True):
-    """Run sweeps at ``temperatures[t]``; keep the state after sweep t where ``keep[t]``.
-
-    Acceptance is counted from sweep ``first_counted`` on (burn-in excluded).
-    ``checked=False`` (a reader's own rule): every output of ``rule`` is checked
-    to hold only the two unit levels before it is stored.
-    """
-    n_chains, n = states.shape
-    state = op.start(states)
-    free = np.arange(n)
-    if clamp is not None:
-        op.clamp(state, *clamp)
-        free = np.setdiff1d(free, clamp[0])
-    schedule = op.schedule(scan, free, n_chains)
-    updates_per_sweep = free.size * n_chains
-
-    n_kept = int(np.count_nonzero(keep))
-    samples = np.empty((n_kept, n_chains, n), dtype=np.int8)
-    energies = np.empty((n_kept, n_chains))
-    acceptance = np.empty(n_kept)
-    changed = updates = kept = 0
-    zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
-    # The default dense case (sequential heat bath) has its own sweep: the same random numbers and test,
-    # with a fifth of the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
-    # On a lattice, heat bath looks its test up in a table of the nine possible fields
-    # (bmlib/sampling/lattice_sweep.py): the same decisions without a tanh per site.
-    fast = lattice = None
-    if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
-        fast = SequentialHeatBath(op.W, op.b, free, units)
-    elif type(op) is SquareLattice and rule is RULES["heat_bath"]:
-        lattice = CheckerboardHeatBath(op, schedule, units)
-    # T as a Python float: a NumPy float64 scalar would turn the lattice's float32 fields into float64.
-    for sweep, T in enumerate(temperatures.tolist()):
-        scale = _heat_bath_scale(T, units) if fast is not None and T > 0 else None
-        if scale is not None:
-            changed_now = fast.sweep(state, scale, rng)
-        elif lattice is not None and T > 0:
-            changed_now = lattice.sweep(state, T, rng)
-        else:
-            changed_now = _general_sweep(op, state, schedule, rule if T > 0 else descend, T, units, zero, rng,
-                                         checked=checked, rule_label=getattr(rule, "__name__", "custom"))
-        if sweep >= first_counted:
-            changed += changed_now
-            updates += updates_per_sweep
-        if keep[sweep]:
-            samples[kept] = op.states(state)
-            energies[kept] = op.energy(state)
-            acceptance[kept] = changed / updates if updates else np.nan
-            changed = updates = 0
-            kept += 1
-    return samples, energies, acceptance, op.states(state)
-
-
-def _general_sweep(op, state, schedule, update, T, units, zero, rng, *, checked, rule_label):
-    """One sweep of any operator, schedule and rule; return how many (unit, chain) values changed."""
-    changed = 0
-    for group in schedule.sweep(rng):
-        old = op.values(state, group)
-        fields = op.fields(state, group)
-        if T == 0 and zero > 0:
-            fields = np.where(np.abs(fields) <= zero, 0.0, fields)
-        new = update(old, fields, T, units, rng)
-        if checked or update is descend:
-            new = np.asarray(new, dtype=old.dtype)
-        else:
-            new = check_rule_output(new, old, units, rule_label)
-        changed += op.assign(state, group, new)
-    return changed
 
 
 @thin_blas
@@ -427,7 +319,7 @@ def anneal(
 def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, scan, clamped, values, initial, rng):
     """Validate what :func:`sample` and :func:`anneal` share, then run."""
     units = check_units(units)
-    _check_energy_range(op)  # before any work: energies beyond the float range cannot be sampled
+    check_energy_range(op)  # before any work: energies beyond the float range cannot be sampled
     if n_chains is None:
         # Continuing chains (initial=result.final_state) or one clamp pattern per chain fixes the number.
         two_d = [len(a) for a in (initial, values) if a is not None and np.ndim(a) == 2]
@@ -444,7 +336,7 @@ def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, sca
     clamp = _clamp(clamped, values, n, n_chains, units)
     gen = as_generator(rng)
     states = _initial_states(initial, n, n_chains, units, gen)
-    samples, energies, acceptance, final = _run(
+    samples, energies, acceptance, final = run(
         op, states, temperatures, keep, first_counted=first_counted, rule=rule_fn, scan=scan, units=units,
         clamp=clamp, rng=gen, checked=builtin
     )

@@ -131,6 +131,20 @@ class DenseCouplings(CouplingOperator):
         # computed on W and b divided by 2**k (exact) and multiplied back (see bmlib.energy).
         self._energy_scale = _scale_exponent(self.W, self.b)
 
+    @classmethod
+    def _trusted(cls, W, b):
+        """The operator of a model its caller has already checked (float64 ``W`` (n, n), ``b`` (n,)).
+
+        For loops that build a new model at every step from one checked model
+        (annealed importance sampling scales ``W``); checking an n x n matrix
+        again at every step cost more than the sweep.
+        """
+        op = cls.__new__(cls)
+        op.W, op.b = W, b
+        op.n_units = W.shape[0]
+        op._energy_scale = _scale_exponent(W, b)
+        return op
+
     def describe(self):
         return f"DenseCouplings with n = {self.n_units}"
 

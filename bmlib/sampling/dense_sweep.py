@@ -1,6 +1,6 @@
 """Sequential heat-bath sweeps of a dense Boltzmann machine, with the per-step overhead cut.
 
-The general chain runner (:func:`bmlib.sampling.chains._run`) updates a unit
+The general chain kernel (:func:`bmlib.sampling.kernel.run`) updates a unit
 through the generic interfaces of the coupling operator and the rule: about
 fifteen NumPy calls per unit, each with a fixed cost of about a microsecond.
 For a dense machine of n = 100 units and 64 chains that fixed cost, not the

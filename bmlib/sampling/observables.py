@@ -43,7 +43,8 @@ import numpy as np
 from .._checks import check_temperatures
 from .._random import as_generator
 from .._threads import thin_blas
-from .chains import SampleResult, _energy_bound, _operator, sample
+from .chains import SampleResult, _operator, sample
+from .kernel import energy_bound
 from .convergence import _badness, _problems, _warn
 from .diagnostics import Estimate, _estimate, _scaled, _series, _workspace_bytes
 
@@ -282,7 +283,7 @@ def _check_squares(op, T_min):
 
     ``n Var(E / n) / T^2 <= B^2 / (n T^2)`` with ``B = sum|W|/2 + sum|b|`` bounding ``|E|``.
     """
-    bound = _energy_bound(op)
+    bound = energy_bound(op)
     if bound == 0:
         return
     if not math.isfinite(bound) or (

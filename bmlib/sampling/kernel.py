@@ -1,0 +1,139 @@
+"""The chain kernel: the one loop that every sampler of bmlib runs, for inputs already checked.
+
+:func:`bmlib.sample` and :func:`bmlib.anneal` check their arguments once and
+call :func:`run`; so does every loop that runs chains step by step
+(annealed importance sampling, through :func:`sweep_checked`, which skips the
+checks a public call would repeat at every step). One sweep::
+
+    for each group of the schedule:          # units that share no coupling
+        h   = local fields of the group
+        new = rule(values, h, T, units, rng) # descent if T == 0
+        store new (clamped units keep their values)
+
+Two cases have their own form of the heat-bath rule's test, with the same
+random numbers and the same decisions: a dense model swept in order
+(``dense_sweep.py``) and a square lattice (``lattice_sweep.py``).
+
+Nothing here checks its arguments: the callers do, once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .couplings import DenseCouplings, SquareLattice
+from .dense_sweep import SequentialHeatBath
+from .lattice_sweep import CheckerboardHeatBath
+from .rules import RULES, _heat_bath_scale, check_rule_output, descend
+
+
+def energy_bound(op):
+    """A cheap bound on ``|E|`` and on every local field: ``sum|W|/2 + sum|b|`` (inf if that overflows).
+
+    For a square lattice, ``n (2|J| + |h|)`` (at most 2 bonds per site). 0 for an operator of
+    unknown kind (a reader's own), which is not checked.
+    """
+    with np.errstate(over="ignore"):
+        if isinstance(op, DenseCouplings):
+            scale = float(np.max(np.abs(op.W), initial=0.0))
+            if scale == 0:
+                return float(np.sum(np.abs(op.b)))
+            # Summed on W / max|W| so that the sum itself cannot overflow before the comparison.
+            return scale * float(np.sum(np.abs(op.W / scale))) / 2 + float(np.sum(np.abs(op.b)))
+        if isinstance(op, SquareLattice):
+            return op.n_units * (2.0 * abs(op.J) + abs(op.h))
+    return 0.0
+
+
+def check_energy_range(op):
+    """Refuse models whose energies (or local fields) could overflow the float range."""
+    bound = energy_bound(op)
+    if not bound <= np.finfo(float).max:
+        what = (f"a {op.describe()}: n (2|J| + |h|)" if isinstance(op, SquareLattice)
+                else "W and b: sum|W|/2 + sum|b|")
+        raise ValueError(
+            f"W (and b) are too large: the energies would overflow the float range (the bound {what} = "
+            f"{bound:.3g} is above the float maximum {np.finfo(float).max:.3g}); scale W, b and T down together "
+            "(the samples depend only on W/T and b/T)"
+        )
+
+
+def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng, checked=True):
+    """Run sweeps at ``temperatures[t]``; keep the state after sweep t where ``keep[t]``.
+
+    Acceptance is counted from sweep ``first_counted`` on (burn-in excluded).
+    ``checked=False`` (a reader's own rule): every output of ``rule`` is checked
+    to hold only the two unit levels before it is stored.
+    """
+    n_chains, n = states.shape
+    state = op.start(states)
+    free = np.arange(n)
+    if clamp is not None:
+        op.clamp(state, *clamp)
+        free = np.setdiff1d(free, clamp[0])
+    schedule = op.schedule(scan, free, n_chains)
+    updates_per_sweep = free.size * n_chains
+
+    n_kept = int(np.count_nonzero(keep))
+    samples = np.empty((n_kept, n_chains, n), dtype=np.int8)
+    energies = np.empty((n_kept, n_chains))
+    acceptance = np.empty(n_kept)
+    changed = updates = kept = 0
+    zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
+    # The default dense case (sequential heat bath) has its own sweep: the same random numbers and test,
+    # with a fifth of the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
+    # On a lattice, heat bath looks its test up in a table of the nine possible fields
+    # (bmlib/sampling/lattice_sweep.py): the same decisions without a tanh per site.
+    fast = lattice = None
+    if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
+        fast = SequentialHeatBath(op.W, op.b, free, units)
+    elif type(op) is SquareLattice and rule is RULES["heat_bath"]:
+        lattice = CheckerboardHeatBath(op, schedule, units)
+    # T as a Python float: a NumPy float64 scalar would turn the lattice's float32 fields into float64.
+    for sweep, T in enumerate(temperatures.tolist()):
+        scale = _heat_bath_scale(T, units) if fast is not None and T > 0 else None
+        if scale is not None:
+            changed_now = fast.sweep(state, scale, rng)
+        elif lattice is not None and T > 0:
+            changed_now = lattice.sweep(state, T, rng)
+        else:
+            changed_now = general_sweep(op, state, schedule, rule if T > 0 else descend, T, units, zero, rng,
+                                         checked=checked, rule_label=getattr(rule, "__name__", "custom"))
+        if sweep >= first_counted:
+            changed += changed_now
+            updates += updates_per_sweep
+        if keep[sweep]:
+            samples[kept] = op.states(state)
+            energies[kept] = op.energy(state)
+            acceptance[kept] = changed / updates if updates else np.nan
+            changed = updates = 0
+            kept += 1
+    return samples, energies, acceptance, op.states(state)
+
+
+def sweep_checked(op, states, T, units, scan, rng):
+    """One heat-bath sweep at ``T > 0`` of chains ``states`` (n_chains, n), for callers that checked everything.
+
+    The chain kernel without :func:`sample`'s checks and without energies or
+    kept states: what a loop that calls it at every step (annealed importance
+    sampling) needs. The same random numbers and decisions as
+    ``sample(..., n_samples=1, burn_in=0, initial=states).final_state``.
+    """
+    return run(op, states, np.array([T]), np.zeros(1, dtype=bool), first_counted=1, rule=RULES["heat_bath"],
+                scan=scan, units=units, clamp=None, rng=rng)[3]
+
+
+def general_sweep(op, state, schedule, update, T, units, zero, rng, *, checked, rule_label):
+    """One sweep of any operator, schedule and rule; return how many (unit, chain) values changed."""
+    changed = 0
+    for group in schedule.sweep(rng):
+        old = op.values(state, group)
+        fields = op.fields(state, group)
+        if T == 0 and zero > 0:
+            fields = np.where(np.abs(fields) <= zero, 0.0, fields)
+        new = update(old, fields, T, units, rng)
+        if checked or update is descend:
+            new = np.asarray(new, dtype=old.dtype)
+        else:
+            new = check_rule_output(new, old, units, rule_label)
+        changed += op.assign(state, group, new)
+    return changed
