@@ -3,8 +3,9 @@
 Every figure, number and widget in the book comes from a call into bmlib.
 The public names are flat (``import bmlib as bm; bm.energy(...)``); each is
 re-exported from a small private module about one idea. The figures
-(``plot_*``) and widgets (``*_widget``) load Matplotlib and ipywidgets the
-first time one of them is asked for, not at ``import bmlib``.
+(``plot_*``), widgets (``*_widget``) and the exercises' self-checks
+(``check_*``) are loaded, with Matplotlib and ipywidgets, the first time one
+of them is asked for, not at ``import bmlib``.
 
 Conventions
 -----------
@@ -47,24 +48,6 @@ from .exact import (
     exact_energy_moments,
     exact_moments,
     log_partition,
-)
-from .exercises import (
-    check_binder_cumulant,
-    check_energy_function,
-    check_energy_moments,
-    check_gradient_function,
-    check_heat_bath_update,
-    check_hidden_probabilities,
-    check_is_stable,
-    check_lattice_energy,
-    check_local_fields,
-    check_log_mean_exp,
-    check_mean_field_bound,
-    check_mean_field_sweep,
-    check_nearest_centroid,
-    check_rbm_free_energy,
-    check_susceptibility,
-    check_synchronous_step,
 )
 from .free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
 from .hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
@@ -165,6 +148,26 @@ from .states import (
 # a script or a grader that never draws should not pay. The names stay in the
 # flat namespace, in __all__ and in dir(bmlib).
 _LAZY_SUBMODULES = {
+    # The exercises' self-checks: about a third of bmlib's import time, and wanted only by a
+    # reader who has reached an exercise.
+    "exercises": (
+        "check_binder_cumulant",
+        "check_energy_function",
+        "check_energy_moments",
+        "check_gradient_function",
+        "check_heat_bath_update",
+        "check_hidden_probabilities",
+        "check_is_stable",
+        "check_lattice_energy",
+        "check_local_fields",
+        "check_log_mean_exp",
+        "check_mean_field_bound",
+        "check_mean_field_sweep",
+        "check_nearest_centroid",
+        "check_rbm_free_energy",
+        "check_susceptibility",
+        "check_synchronous_step",
+    ),
     "plotting": (
         "plot_annealing",
         "plot_autocorrelation",
@@ -428,7 +431,7 @@ __all__ = [
 
 
 def __getattr__(name):
-    """Import the submodule that defines a figure or widget name on first access."""
+    """Import the submodule that defines a figure, widget or exercise check on first access."""
     if name in _LAZY_SUBMODULES:  # bmlib.plotting, bmlib.widgets themselves
         return importlib.import_module(f"{__name__}.{name}")
     module = _LAZY_NAMES.get(name)
