@@ -6,7 +6,11 @@ batch row, learning rate 0.05, N(0, 0.01**2) initial weights, no momentum,
 no weight decay. For 16 and 64 hidden units and batches of 10 and 100 it
 times the epochs of each (the two alternate, so that a burst of load on a
 shared machine hits both alike) and prints the best time per epoch and the
-ratio scikit-learn / bmlib: above 1, bmlib is faster. The quality check
+ratio scikit-learn / bmlib: above 1, bmlib is faster. Both run with the
+BLAS on one thread (bmlib always does, ``bmlib/_threads.py``; scikit-learn
+here under ``threadpoolctl.threadpool_limits(1)``): an earlier version let
+scikit-learn use every core, which on a busy machine slows its larger
+products and flattered bmlib at batch 100. The quality check
 trains both for 30 epochs at 16 hidden units, batch 10, from six seeds each,
 and scores the held-out images by the exact log-likelihood (the hidden layer
 summed out). One run's value moves by 0.5 to 1 nat from seed to seed (small
@@ -29,6 +33,7 @@ import sys
 import time
 
 import numpy as np
+import threadpoolctl
 
 import bmlib as bm
 
@@ -53,9 +58,10 @@ def _bmlib(data, n_hidden, batch, epochs, seed):
 def _sklearn(data, n_hidden, batch, epochs, seed):
     sk = BernoulliRBM(n_components=n_hidden, learning_rate=LEARNING_RATE, batch_size=batch, n_iter=epochs,
                       random_state=seed)
-    start = time.perf_counter()
-    sk.fit(data)
-    elapsed = (time.perf_counter() - start) / epochs
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):  # as bmlib's own thin_blas
+        start = time.perf_counter()
+        sk.fit(data)
+        elapsed = (time.perf_counter() - start) / epochs
     return elapsed, bm.RBM(data.shape[1], n_hidden, W=sk.components_.T, b_visible=sk.intercept_visible_,
                            b_hidden=sk.intercept_hidden_, units="bits")
 
@@ -73,7 +79,9 @@ def main():
         print("scikit-learn is not installed (.venv/bin/pip install -e '.[bench]'); nothing to compare with.")
         return 0
     print(f"scikit-learn {sklearn.__version__}; digits 1498 x 64 (bits), persistent CD-1 with one chain per "
-          f"batch row, learning rate {LEARNING_RATE}\n")
+          f"batch row, learning rate {LEARNING_RATE}; BLAS on one thread for both "
+          f"({threadpoolctl.threadpool_info()[0].get('internal_api')}, "
+          f"{threadpoolctl.threadpool_info()[0].get('architecture')} kernel)\n")
     train = bm.digits("train", units="bits").images
     held = bm.digits("held_out", units="bits").images
     print(f"{'hidden':>6} {'batch':>6} {'bmlib ms/epoch':>15} {'sklearn ms/epoch':>17} {'sklearn / bmlib':>16}")
