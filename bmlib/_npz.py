@@ -317,6 +317,7 @@ def write_npz(stream, arrays):
     Examples
     --------
     >>> import io, numpy as np
+    >>> from bmlib._npz import write_npz
     >>> buffer = io.BytesIO()
     >>> write_npz(buffer, {"a": np.arange(3), "b": np.eye(2, dtype=bool)})
     >>> with np.load(io.BytesIO(buffer.getvalue()), allow_pickle=False) as f:

@@ -115,30 +115,31 @@ def test_bad_step_decay_is_refused_by_name(bad, error, words):
 # --- the warning when training ends far below its best, and the best parameters ---------------------------------
 
 def overshooting_run():
-    """A fully visible machine on 3 x 3 bars and stripes in spins, learning rate 0.5 with momentum 0.5: the exact
-    log-likelihood climbs from -6.119 to -2.651 (epoch 196), then the step overshoots; at epoch 500 it is -7.967."""
+    """A fully visible machine on 3 x 3 bars and stripes in spins, learning rate 2: the exact log-likelihood
+    climbs from -6.119 to -3.887 in the first epoch, then every step overshoots: 5 nats below at once, and more than 20 from epoch 10 on. (Not the overshoot of learning rate 0.5 with momentum 0.5: that one oscillates chaotically, and
+    where it ends, and which epoch was best, depend on the last bits of the BLAS's sums.)"""
     data = bm.bars_and_stripes(3)
     machine = bm.BoltzmannMachine(9, rng=0)
     with pytest.warns(bm.TrainingWarning) as caught:
-        history = bm.train(machine, data, epochs=500, learning_rate=0.5, momentum=0.5, progress=False)
+        history = bm.train(machine, data, epochs=100, learning_rate=2.0, progress=False)
     return machine, data, history, caught
 
 
 def test_training_that_ends_far_below_its_best_warns_and_keeps_the_best_parameters():
-    """Before: no warning (the run ended at -7.97 from a start of -6.12 silently), no best epoch on the history."""
+    """Before: no warning (the run ended tens of nats below its start, silently), no best epoch on the history."""
     machine, data, history, caught = overshooting_run()
     assert issubclass(bm.TrainingWarning, UserWarning)
     assert len(caught) == 1
     message = str(caught[0].message)
-    assert "-7.967" in message and "epoch 196" in message and "restore_best" in message
+    assert f"{history.values[-1]:.3g}" in message and "-3.887 (epoch 1)" in message and "restore_best" in message
     assert caught[0].filename == __file__  # points at the caller of train
-    assert history.best_epoch == 196 == int(np.argmax(history.values))
+    assert history.best_epoch == 1 == int(np.argmax(history.values))
     assert history.values[0] == pytest.approx(-6.119, abs=1e-3)
-    assert history.values[-1] == pytest.approx(-7.967, abs=1e-3)
-    best = history.values[196]
-    assert best == pytest.approx(-2.651, abs=1e-3)
+    assert np.all(history.values[2:] < history.values[1] - 5) and np.all(history.values[10:] < history.values[1] - 20)
+    best = history.values[1]
+    assert best == pytest.approx(-3.887, abs=1e-3)
     assert history.restore_best(machine) is machine
-    assert machine.log_likelihood(data) == best  # the very parameters of epoch 196: the same number, exactly
+    assert machine.log_likelihood(data) == best  # the very parameters of epoch 1: the same number, exactly
     machine.W[0, 1] = machine.W[1, 0] = 5.0  # the model's arrays are copies: the history keeps its own
     assert history.best_parameters["W"][0, 1] != 5.0
 

@@ -80,6 +80,11 @@ def exact_statistics(model, batch, rng=None):
     return model._exact_statistics(model._check_data(batch, "batch"))
 
 
+def _exact_statistics_of_checked(model, batch, rng=None):
+    """:func:`exact_statistics` of a model and a batch already checked (the steps of :func:`~bmlib.train`)."""
+    return model._exact_statistics(batch)
+
+
 def _require_rbm(model, who):
     if not isinstance(model, RBM):
         raise TypeError(
