@@ -78,16 +78,17 @@ def check_temperature(T, name="T"):
     return T
 
 
-def check_approximation_temperature(T, W, b, what):
+def check_approximation_temperature(T, W, b, what, b_name="b"):
     """Refuse ``T < MIN_APPROXIMATION_TEMPERATURE * max(1, max|W|, max|b|)`` for an approximate method.
 
     ``T``, ``W`` and ``b`` must already be checked (:func:`check_temperature`,
-    :func:`check_model`); ``what`` names the method in the message. Returns ``T``.
+    :func:`check_model`); ``what`` names the method in the message, ``b_name``
+    the biases as the caller's arguments call them. Returns ``T``.
     """
     scale = max(1.0, float(np.abs(W).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
     if T < MIN_APPROXIMATION_TEMPERATURE * scale:
         raise ValueError(
-            f"T must be >= {MIN_APPROXIMATION_TEMPERATURE:g} * max(1, max|W|, max|b|) = "
+            f"T must be >= {MIN_APPROXIMATION_TEMPERATURE:g} * max(1, max|W|, max|{b_name}|) = "
             f"{MIN_APPROXIMATION_TEMPERATURE * scale:.3g} for {what} (its arithmetic overflows below); "
             f"got T = {T!r}. So close to T = 0 the distribution sits on the lowest-energy states: "
             "find them with energy_descent or anneal, or use the exact functions (log_partition, "

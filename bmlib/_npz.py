@@ -237,13 +237,13 @@ def open_regular(path):
     except OSError:
         mode = None  # missing, or no permission: open() below raises the standard error
     if mode is not None and not stat.S_ISREG(mode):
-        raise ValueError(f"{path} is {_kind_of(mode)}, not a bmlib model file: only a regular file is read")
+        raise ValueError(f"path {str(path)!r} is {_kind_of(mode)}, not a bmlib model file: only a regular file is read")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
     descriptor = os.open(path, flags)
     try:
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
-            raise ValueError(f"{path} is {_kind_of(mode)}, not a bmlib model file: only a regular file is read")
+            raise ValueError(f"path {str(path)!r} is {_kind_of(mode)}, not a bmlib model file: only a regular file is read")
         # O_NONBLOCK has no effect on a regular file: nothing to undo.
         return os.fdopen(descriptor, "rb")
     except BaseException:

@@ -69,9 +69,9 @@ def exact_free_energy(W, b=None, T=1.0, units="spins"):
     # S = log Z + <E>/T is a difference of two numbers of size |<E>|/T: past 1e12 no digit of S survives.
     if abs(mean_E) / T > 1e12:
         raise ValueError(
-            f"T = {T:g} is too small for the entropy: S = log Z + <E>/T would subtract two numbers of "
-            f"size {abs(mean_E) / T:.3g} and keep no digit. As T -> 0, S tends to the log of the number of "
-            "ground states; raise T"
+            f"T = {T:g} is too small for the entropy of these W and b: S = log Z + <E>/T would subtract two "
+            f"numbers of size {abs(mean_E) / T:.3g} and keep no digit. As T -> 0, S tends to the log of the "
+            "number of ground states; raise T (or scale W and b down)"
         )
     F = -T * log_z
     return FreeEnergy(float(F), float(mean_E), float(log_z + mean_E / T), float(var_E / T / T))

@@ -131,7 +131,8 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
     """
     W, b_visible, b_hidden = check_rbm_parameters(W, b_visible, b_hidden)
     T, units = check_temperature(T), check_units(units)
-    check_approximation_temperature(T, W, np.concatenate([b_visible, b_hidden]), "annealed importance sampling")
+    check_approximation_temperature(T, W, np.concatenate([b_visible, b_hidden]), "annealed importance sampling",
+                                    b_name="b_visible|, max|b_hidden")
     n_runs = check_count(n_runs, "n_runs", minimum=2)
     n_visible, n_hidden = W.shape
     check_memory(8 * n_runs * (n_visible + 2 * n_hidden), f"{n_runs} annealing runs (n_runs)")

@@ -111,6 +111,9 @@ def bad_values(valid, arg=None):
         _Bad("object", object(), True),
         _Bad("empty list", [], False),
     ]
+    if arg == "path":  # special files: refused at once, never read (a FIFO would block, /dev/zero never ends)
+        out += [_Bad("/dev/zero", "/dev/zero", False), _Bad("/dev/urandom", "/dev/urandom", False),
+                _Bad("a directory", "/", False)]
     if isinstance(valid, bool):
         out += [_Bad("'False'", "False", True), _Bad("int 1 for a flag", 1, True), _Bad("np.bool_", np.True_, False)]
     elif isinstance(valid, numbers.Integral):
@@ -137,6 +140,10 @@ def bad_values(valid, arg=None):
             _Bad("one fewer", arr[..., :-1] if arr.ndim else arr, False),
             _Bad("flattened", arr.ravel(), False),
             _Bad("scaled 1e6", arr * 1e6, False),
+            # Finite but near the end of the float range: a result or a refusal, never NaN/inf out of finite in
+            # (partial sums that overflow, squares of 1e155, reciprocals of 1e-300).
+            _Bad("scaled 1e150", arr * 1e150, False),
+            _Bad("scaled 1e-300", arr * 1e-300, False),
             _Bad("negated", -arr, False),
         ]
     elif callable(valid) and not isinstance(valid, type):

@@ -62,7 +62,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     error = load_in_thread(fifo)  # no writer ever opens the FIFO: opening it to read would block for ever
     assert isinstance(error, ValueError)
-    assert str(error) == f"{fifo} is a FIFO (named pipe), not a bmlib model file: only a regular file is read"
+    assert str(error) == f"path {str(fifo)!r} is a FIFO (named pipe), not a bmlib model file: only a regular file is read"
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
@@ -81,7 +81,7 @@ def test_a_device_is_refused_before_reading(device, through_link, tmp_path):
     finally:
         tracemalloc.stop()
     assert isinstance(error, ValueError)
-    assert str(error) == f"{path} is a character device, not a bmlib model file: only a regular file is read"
+    assert str(error) == f"path {str(path)!r} is a character device, not a bmlib model file: only a regular file is read"
     assert peak < FEW_MB
 
 
