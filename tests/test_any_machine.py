@@ -163,28 +163,23 @@ def runs(tmp_path_factory):
             process.kill()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("changes", _perturbations())
-def test_chapters_match_their_stored_outputs_with_perturbed_floating_point(changes, runs):
-    problems, process, log = runs[_key(changes)]
+def _require_passed(run, what):
+    """Wait for one perturbed run; skip if it could not be made here, fail with its summary if it failed."""
+    problems, process, log = run
     if problems:
         pytest.skip("perturbation not possible on this machine: " + "; ".join(problems))
     returncode = process.wait(timeout=1800)
     stdout = log.read_text()
     summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
-    assert returncode == 0, (
-        f"with {changes} the chapters' outputs differ from the stored ones:\n{summary}\n\n{stdout[-6000:]}"
-    )
+    assert returncode == 0, f"{what}:\n{summary}\n\n{stdout[-6000:]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("changes", _perturbations())
+def test_chapters_match_their_stored_outputs_with_perturbed_floating_point(changes, runs):
+    _require_passed(runs[_key(changes)], f"with {changes} the chapters' outputs differ from the stored ones")
 
 
 @pytest.mark.slow
 def test_library_tests_pass_with_perturbed_floating_point(runs):
-    problems, process, log = runs["library"]
-    if problems:
-        pytest.skip("perturbation not possible on this machine: " + "; ".join(problems))
-    returncode = process.wait(timeout=1800)
-    stdout = log.read_text()
-    summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
-    assert returncode == 0, (
-        f"with {_library_perturbation()} the library tests fail:\n{summary}\n\n{stdout[-6000:]}"
-    )
+    _require_passed(runs["library"], f"with {_library_perturbation()} the library tests fail")

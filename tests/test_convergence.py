@@ -19,25 +19,10 @@ import numpy as np
 import pytest
 
 import bmlib as bm
+from _series import ar1, ar1_standard_error
 from bmlib.sampling import convergence, diagnostics
 
 SEED = 20261126
-
-
-def ar1(phi, n, chains, rng):
-    x = np.empty((n, chains))
-    x[0] = rng.normal(size=chains) / math.sqrt(1 - phi**2)  # stationary start
-    noise = rng.normal(size=(n, chains))
-    for t in range(1, n):
-        x[t] = phi * x[t - 1] + noise[t]
-    return x
-
-
-def ar1_standard_error(phi, n, chains):
-    """Exact standard error of the mean of `chains` independent stationary AR(1) series of length n."""
-    t = np.arange(1, n)
-    factor = 1 + 2 * np.sum((1 - t / n) * phi**t)
-    return math.sqrt(factor / (1 - phi**2) / n / chains)
 
 
 # --- references, written from the paper's formulas -------------------------------------------

@@ -167,14 +167,17 @@ def _heat_bath(values, fields, T, units, rng):
     u = _uniform(rng, fields)
     u *= 2
     u -= 1
+    return _set_levels(u < np.tanh(_heat_bath_argument(fields, T, units)), units, values.dtype)
+
+
+def _heat_bath_argument(fields, T, units):
+    """``fields / half_width`` in float64, the argument of the rule's tanh (``half_width = 2 T / (high - low)``)."""
     scale = _heat_bath_scale(T, units)
     with np.errstate(over="ignore"):  # fields / half_width = +-inf is the right limit
         if scale is not None:
-            x = np.multiply(fields, scale, dtype=np.float64)
-        else:
-            low, high = LEVELS[units]
-            x = np.divide(fields, 2.0 * T / (high - low), dtype=np.float64)
-    return _set_levels(u < np.tanh(x), units, values.dtype)
+            return np.multiply(fields, scale, dtype=np.float64)
+        low, high = LEVELS[units]
+        return np.divide(fields, 2.0 * T / (high - low), dtype=np.float64)
 
 
 def _heat_bath_bit_thresholds(fields, T, units):
@@ -211,15 +214,9 @@ def _heat_bath_bit_thresholds(fields, T, units):
     >>> (K / 2**24).round(4)   # p(+1) = 1 / (1 + exp(-2 h / T)) at h = -1, 0, 1
     array([0.1192, 0.5   , 0.8808])
     """
-    scale = _heat_bath_scale(T, units)
-    with np.errstate(over="ignore"):  # fields / half_width = +-inf is the right limit
-        if scale is not None:
-            x = np.multiply(fields, scale, dtype=np.float64)
-        else:
-            low, high = LEVELS[units]
-            x = np.divide(fields, 2.0 * T / (high - low), dtype=np.float64)
     # t in [-1, 1], so the thresholds lie in [0, 2**24]: exact in float64 and in uint32.
-    return (2.0**23 + np.ceil(np.tanh(x) * 2.0**23)).astype(np.uint32)
+    t = np.tanh(_heat_bath_argument(fields, T, units))
+    return (2.0**23 + np.ceil(t * 2.0**23)).astype(np.uint32)
 
 
 def metropolis(values, fields, T, units, rng=None):
