@@ -40,7 +40,7 @@ class LogZEstimate:
     error : float
         Standard error of ``log_z`` for a random estimator; ``nan`` for the
         deterministic ones (their error is a bias, not noise). The same name
-        as :class:`~bmlib.sampling.Estimate`'s.
+        as :class:`~bmlib.Estimate`'s.
     converged : bool
         Whether the underlying iteration met its tolerance (always True for
         the sampling methods, which have none).

@@ -438,6 +438,7 @@ NOT_FUZZED = {
     "RBMGradient": "result record (made by RBM.gradient, fuzzed)",
     "DescentPath": "result record (plotted by plot_descent, fuzzed)",
     "Digits": "result record (made by digits, fuzzed)",
+    "Estimate": "result record (made by estimate, thermal_averages and temperature_scan, fuzzed)",
     "EliminationPlan": "result record (made by elimination_plan, fuzzed)",
     "SparseMoments": "result record (made by sparse_moments, fuzzed)",
     "SparseMagnetization": "result record (made by sparse_magnetization, fuzzed)",

@@ -391,7 +391,7 @@ class Estimate:
     Examples
     --------
     >>> import bmlib as bm
-    >>> est = bm.sampling.Estimate(-1.23456, 0.0123, 2.0)
+    >>> est = bm.Estimate(-1.23456, 0.0123, 2.0)
     >>> value, error, tau = est
     >>> print(est, est[2], est.r_hat)
     -1.235 +/- 0.012 2.0 nan

@@ -144,7 +144,7 @@ def thermal_averages(result):
     dict of str to Estimate
         Keys ``"energy_per_unit"``, ``"magnetization"``, ``"abs_magnetization"``,
         ``"susceptibility"``, ``"specific_heat"``, ``"binder"`` (defined in the module
-        docstring); each an :class:`~bmlib.sampling.Estimate` ``(value, error, tau)``
+        docstring); each an :class:`~bmlib.Estimate` ``(value, error, tau)``
         with ``r_hat`` and ``ess``.
 
     Raises
