@@ -1,4 +1,4 @@
-"""How warnings are printed: one line, category and message, for pages that must read the same everywhere.
+"""How warnings are printed: category and message, folded to the book's column, the same on every machine.
 
 Python prints a warning with the file and line that raised it (in a
 notebook, a temporary file named after the kernel's process) and the
@@ -9,17 +9,21 @@ show bmlib's warnings call :func:`brief_warnings` first.
 """
 from __future__ import annotations
 
+import textwrap
 import warnings
 
 _PYTHONS_OWN = warnings.formatwarning
 
+#: Characters per line of a folded warning: the book's code column holds 77 (tools/column_check.py).
+WIDTH = 76
 
-def _one_line(message, category, filename, lineno, line=None):
-    return f"{category.__name__}: {message}\n"
+
+def _brief(message, category, filename, lineno, line=None):
+    return textwrap.fill(f"{category.__name__}: {message}", WIDTH, subsequent_indent="  ") + "\n"
 
 
 def brief_warnings(enable=True):
-    """Print every warning as one line, ``Category: message``, without its file and source line.
+    """Print every warning as ``Category: message``, folded to 76 characters, without its file and source line.
 
     It changes :func:`warnings.formatwarning` for the whole session (as
     :mod:`warnings` allows); which warnings are shown is unchanged.
@@ -27,7 +31,7 @@ def brief_warnings(enable=True):
     Parameters
     ----------
     enable : bool
-        True: one line; False: Python's own format again.
+        True: brief and folded; False: Python's own format again.
 
     Examples
     --------
@@ -40,4 +44,4 @@ def brief_warnings(enable=True):
     """
     if not isinstance(enable, bool):
         raise TypeError(f"enable must be True or False; got {enable!r}")
-    warnings.formatwarning = _one_line if enable else _PYTHONS_OWN
+    warnings.formatwarning = _brief if enable else _PYTHONS_OWN
