@@ -105,11 +105,16 @@ def _key(changes):
     return json.dumps(changes, sort_keys=True)
 
 
-#: The library tests of the perturbed run: everything but what builds or drives the book (run by the
-#: chapters' perturbations above), the fuzz test (it checks refusals, not digits) and the other
-#: perturbed runs themselves.
+#: The library tests of the perturbed run: the numerical ones and bmlib's docstrings. Left out: what
+#: builds or drives the book (the chapters' perturbations above cover its numbers), the perturbed runs
+#: themselves, and what checks no digits (refusals, figures' layout, files, imports), to keep CI short.
 _NOT_LIBRARY = ("test_any_machine.py", "test_book.py", "test_browser.py", "test_jupyterlab.py", "test_pdf.py",
-                "test_assignments.py", "test_fuzz.py")
+                "test_assignments.py", "test_fuzz.py", "test_docstring_examples.py", "test_api_snapshot.py",
+                "test_benchmark_scripts.py", "test_lazy_import.py", "test_io.py", "test_io_files.py",
+                "test_io_special_files.py", "test_validation.py", "test_validation_edges.py",
+                "test_figure_fit.py", "test_plotting_widgets.py", "test_ising_figures.py", "test_learning_figures.py",
+                "test_hidden_figures.py", "test_meanfield_figures.py", "test_partition_figures.py",
+                "test_sampling_figures.py", "test_encoder_424.py", "test_model_changes.py", "test_budgets_and_units.py")
 
 
 def _library_perturbation():
