@@ -23,6 +23,8 @@ Explained in the chapter "The Boltzmann-Gibbs distribution".
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._checks import LEVELS, _as_real_array, _check_finite, check_choice, check_temperature, check_units
@@ -54,7 +56,7 @@ def _uniform_bits24(rng, shape):
     Built from the generator's raw 64-bit output, cut into two 32-bit halves
     of which the top 24 bits are kept (exactly representable in float32).
     """
-    size = int(np.prod(shape))
+    size = math.prod(shape)  # not np.prod: this runs twice per lattice sweep, and np.prod costs ~10 us
     bits = rng.bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size]
     bits >>= 8
     return bits.reshape(shape)
