@@ -30,6 +30,8 @@ Explained in the chapter "The Boltzmann-Gibbs distribution".
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._checks import check_bool, check_choice, check_count, check_memory, check_model, check_real
@@ -127,9 +129,14 @@ class DenseCouplings(CouplingOperator):
     def __init__(self, W, b=None):
         self.W, self.b = check_model(W, b)
         self.n_units = self.W.shape[0]
+
+    @functools.cached_property
+    def _energy_scale(self):
         # Couplings so large that s W s could overflow where E is finite: energies are
         # computed on W and b divided by 2**k (exact) and multiplied back (see bmlib.energy).
-        self._energy_scale = _scale_exponent(self.W, self.b)
+        # Worked out on first use: annealed importance sampling builds an operator per step
+        # and never asks for its energies.
+        return _scale_exponent(self.W, self.b)
 
     @classmethod
     def _trusted(cls, W, b):
@@ -142,7 +149,6 @@ class DenseCouplings(CouplingOperator):
         op = cls.__new__(cls)
         op.W, op.b = W, b
         op.n_units = W.shape[0]
-        op._energy_scale = _scale_exponent(W, b)
         return op
 
     def describe(self):
