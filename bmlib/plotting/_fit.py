@@ -90,11 +90,48 @@ def raise_small_text(fig):
 
 
 class BookFigure(Figure):
-    """A Matplotlib figure whose text always reads in the book (see the module docstring)."""
+    """A Matplotlib figure whose text always reads in the book, and that carries its own words.
+
+    The text rule is in the module docstring. The words are a
+    :class:`~bmlib.plotting._words.FigureDescription` that the drawing
+    function attaches as ``description`` (``None`` until one does).
+    """
+
+    #: What the figure shows, in words; set by the function that draws it.
+    description = None
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("dpi", DPI)
         super().__init__(*args, **kwargs)
+
+    def _ipython_display_(self):
+        """Show the picture with its words, as two outputs of the cell.
+
+        1. The picture, as the notebook's inline backend draws it, with the
+           summary as the output's ``image/png`` ``alt`` metadata (the book's
+           ``figure_words`` extension makes it the HTML ``alt``, and the PDF
+           carries it from there) and as its ``text/plain``.
+        2. The whole description as a folded box under the picture: JupyterLab
+           shows no ``alt`` for an image output, so this is what a screen
+           reader finds there, and what the PDF prints below the figure.
+
+        Both outputs are stored in the chapters and compared when they are
+        re-executed, so the words are tested like any printed number.
+        """
+        from IPython import get_ipython
+        from IPython.display import display
+
+        from ._words import description_of
+
+        shell = get_ipython()
+        png = shell.display_formatter.formatters["image/png"](self) if shell is not None else None
+        if png is None:  # no inline backend (a terminal IPython): the usual text, as without this method
+            display({"text/plain": repr(self)}, raw=True)
+            return
+        words = description_of(self)
+        display({"image/png": png, "text/plain": f"Figure: {words.summary}"}, raw=True,
+                metadata={"image/png": {"alt": words.summary}})
+        display({"text/html": words.html(), "text/plain": f"The figure in words: {words.text}"}, raw=True)
 
     def draw(self, renderer):
         raise_small_text(self)

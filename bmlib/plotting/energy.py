@@ -19,6 +19,7 @@ from ..descent import DescentPath
 from ..energy import energy, is_stable
 from ..exact import boltzmann_distribution
 from ..states import all_states
+from ._words import count, describe, number, ranked, span
 from ._style import (
     FONT_SIZE,
     HIGHLIGHT,
@@ -89,7 +90,27 @@ def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     ax_E.set_ylim(low, max(high, top + KEY_HEADROOM * (top - min(E.min(), 0.0) or 1.0)))
     ax_E.text(0.99, 0.97, "\u25a0 stable state (local minimum)", color=HIGHLIGHT_TEXT, transform=ax_E.transAxes,
               ha="right", va="top", fontsize=FONT_SIZE - 1)
+    _describe_landscape(fig, S, E, p, colours == HIGHLIGHT, T, units)
     return ax_E, ax_p, ax_s
+
+
+def _describe_landscape(fig, S, E, p, stable, T, units):
+    n = S.shape[1]
+    names = state_labels(S, units) if n <= MAX_TEXT_LABEL_UNITS else [f"state {k}" for k in range(len(S))]
+    k = np.flatnonzero(stable)
+    order = k[ranked(p[k])][:4]  # the most probable stable states first
+    listed = ", ".join(f"{names[i]} (E = {number(E[i])}, p = {number(p[i])})" for i in order)
+    more = f" and {len(k) - len(order)} more" if len(k) > len(order) else ""
+    top = int(ranked(p)[0])
+    describe(fig, [
+        f"Bar charts of the energy and of the probability at T = {number(T, 3)} of all {2**n} states "
+        f"of {count(n, 'unit')}, with the states as columns underneath.",
+        f"{count(len(k), 'stable state')} (local minima of the energy) "
+        f"{'hold' if len(k) != 1 else 'holds'} {number(p[k].sum())} of the probability: {listed}{more}.",
+    ], [
+        f"Energies run {span(E)}; probabilities {span(p)}.",
+        f"The most probable state is {names[top]}, with p = {number(p[top])}.",
+    ])
 
 
 def _draw_descent(fig, path, W=None, b=None, units=None):

@@ -6,10 +6,16 @@ widget with pyplot inside: the PNG is drawn on a fresh
 messages that trip nbval), and the same bytes can be handed to the static
 HTML page through ``_repr_mimebundle_``, so a reader without a kernel still
 sees the widget's picture.
+
+Each picture also comes with its words (``bmlib/plotting/_words.py``),
+written by the same drawing function: live, in a text line under the picture
+that changes with it (and as the picture's tooltip, which gives the image an
+accessible name); in the static page, as the stored picture's ``alt``.
 """
 from __future__ import annotations
 
 import base64
+import html
 from io import BytesIO
 
 import ipywidgets
@@ -18,6 +24,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.image import imsave
 
 from ..plotting._fit import DPI, BookFigure, raise_small_text
+from ..plotting._words import description_of
 
 
 class FigureWidget(ipywidgets.VBox):
@@ -38,7 +45,11 @@ class FigureWidget(ipywidgets.VBox):
 
     def __init__(self, rows, **kwargs):
         self._image = ipywidgets.Image(format="png")
-        super().__init__(children=[*rows, self._image], **kwargs)
+        # Announced when it changes (aria-live), so a screen reader hears what a slider did.
+        self._words = ipywidgets.HTML()
+        self._words.add_class("bm-figure-words-live")
+        self.figure_description = None
+        super().__init__(children=[*rows, self._image, self._words], **kwargs)
         self._refresh()
 
     def _draw(self, fig):
@@ -52,12 +63,15 @@ class FigureWidget(ipywidgets.VBox):
         # update; subclasses place their axes with fixed margins instead.
         fig = BookFigure(figsize=self.figsize, dpi=self.dpi)
         self._draw(fig)
+        self.figure_description = description_of(fig)
         buffer = BytesIO()
         fig.savefig(buffer, format="png", dpi=self.dpi)
         return buffer.getvalue()
 
     def _refresh(self, change=None):
         self._image.value = self._render_png()
+        self._image.tooltip = self.figure_description.summary
+        self._words.value = f'<p aria-live="polite">{html.escape(self.figure_description.text)}</p>'
 
     def figure_png(self):
         """The PNG bytes of the picture as it is now."""
@@ -68,9 +82,9 @@ class FigureWidget(ipywidgets.VBox):
         # as image/png for pages without a kernel, and a text/plain without the
         # widget's model id so that stored outputs stay the same run to run.
         data = super()._repr_mimebundle_(**kwargs) or {}
-        data["text/plain"] = self._describe()
+        data["text/plain"] = f"{self._describe()}\nFigure: {self.figure_description.summary}"
         data["image/png"] = base64.b64encode(self.figure_png()).decode("ascii")
-        return data
+        return data, {"image/png": {"alt": self.figure_description.text}}
 
 
 class BlittedFigureWidget(FigureWidget):
@@ -98,13 +112,15 @@ class BlittedFigureWidget(FigureWidget):
             self._figure = BookFigure(figsize=self.figsize, dpi=self.dpi)
             FigureCanvasAgg(self._figure)
             self._draw(self._figure)
+            self.figure_description = description_of(self._figure)
             self._moving = self._moving_artists()
             for artist in self._moving:
                 artist.set_animated(True)
             self._figure.canvas.draw()
             self._background = self._figure.canvas.copy_from_bbox(self._figure.bbox)
         else:
-            self._update()
+            self._update()  # also re-describes the figure: its words follow its data
+            self.figure_description = description_of(self._figure)
             raise_small_text(self._figure)  # artists made by _update have not been through a full draw
         canvas = self._figure.canvas
         canvas.restore_region(self._background)

@@ -1,0 +1,147 @@
+"""Every figure in words: the text alternative each bmlib figure carries.
+
+A reader who cannot see a figure (a screen reader, a braille display, a
+text-only view of the notebook) gets what a sighted reader takes from it:
+what is plotted against what, over which range, and the one thing the figure
+shows, with its numbers. The words are written by the same ``_draw_*``
+function that draws the picture, from the same arrays, so they cannot drift
+from it; a widget's words change with its sliders.
+
+A description has two parts (:class:`FigureDescription`): a ``summary`` of
+one or two sentences, which becomes the image's ``alt`` text in the HTML book
+and the PDF, and optional ``details`` (numbers per curve or panel) for a
+figure too rich for one sentence, shown next to the figure. How they reach
+each place the book is read is in :meth:`BookFigure._ipython_display_
+<bmlib.plotting._fit.BookFigure._ipython_display_>`.
+
+Numbers are written with :func:`number`: few significant digits, so that the
+words are the same on every machine (they are stored in the chapters and
+compared when the chapters are re-executed).
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Opening words of a description that bmlib made up from a figure's labels
+#: because no drawing function described it; the book's tests refuse it.
+FALLBACK_OPENING = "A figure without a written description"
+
+
+@dataclass(frozen=True)
+class FigureDescription:
+    """What a figure shows, in words.
+
+    Attributes
+    ----------
+    summary : str
+        One or two sentences: what is plotted against what, and the one thing
+        the figure shows, with its numbers. Becomes the image's ``alt`` text.
+    details : str
+        More numbers (per curve, per panel) for a reader who wants them; may
+        be empty.
+    """
+
+    summary: str
+    details: str = ""
+
+    @property
+    def text(self):
+        """The summary and the details as one paragraph."""
+        return f"{self.summary} {self.details}".strip()
+
+    def html(self):
+        """A folded box with the whole description, placed under the figure."""
+        return ('<details class="bm-figure-words"><summary>The figure in words</summary>'
+                f"<p>{html.escape(self.text)}</p></details>")
+
+
+def describe(fig, summary, details=""):
+    """Attach a description to ``fig`` (replacing any earlier one) and return ``fig``.
+
+    ``summary`` and ``details`` are sentences; lists of sentences are joined
+    with spaces, and empty parts are dropped.
+    """
+    summary, details = (_join(part) for part in (summary, details))
+    if not summary:
+        raise ValueError("a figure description needs a summary; got an empty one")
+    fig.description = FigureDescription(summary, details)
+    return fig
+
+
+def description_of(fig):
+    """The figure's description, or one made up from its axes' labels (see ``FALLBACK_OPENING``)."""
+    found = getattr(fig, "description", None)
+    if found is not None:
+        return found
+    panels = []
+    for ax in fig.get_axes():
+        parts = [ax.get_title(), ax.get_ylabel(), ax.get_xlabel()]
+        title, y, x = (" ".join(p.split()) for p in parts)
+        if y and x:
+            panels.append(f"{title + ': ' if title else ''}{y} against {x}")
+        elif title:
+            panels.append(title)
+    shown = "; ".join(panels) if panels else "no labelled axes"
+    count = len(fig.get_axes())
+    return FigureDescription(f"{FALLBACK_OPENING}, with {count} panel{'s' * (count != 1)}: {shown}.")
+
+
+def number(x, digits=2):
+    """``x`` with ``digits`` significant digits, a real minus sign and no ``-0``.
+
+    >>> number(-0.5013), number(1234.5), number(-0.0001, 1), number(float("inf"))
+    ('−0.5', '1.2e+03', '−0.0001', 'infinity')
+    """
+    x = float(x)
+    if math.isnan(x):
+        return "not a number"
+    if math.isinf(x):
+        return "infinity" if x > 0 else "minus infinity"
+    text = f"{x:.{digits}g}"
+    if float(text) == 0.0:
+        return "0"
+    return text.replace("-", "\u2212", 1) if text.startswith("-") else text
+
+
+def span(values, digits=2):
+    """``"from a to b"`` for the smallest and largest of ``values`` (finite ones only)."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return "with no finite values"
+    low, high = values.min(), values.max()
+    if number(low, digits) == number(high, digits):
+        return f"all {number(low, digits)}"
+    return f"from {number(low, digits)} to {number(high, digits)}"
+
+
+def ranked(values, digits=2):
+    """Indices of ``values`` from the largest down, as their written values rank them.
+
+    Values that read the same with ``digits`` significant digits are ties,
+    and ties go by index: an order decided by the last bits of a float could
+    differ between machines, and the words are stored and compared.
+
+    >>> ranked([0.4800001, 0.48, 0.04]).tolist()
+    [0, 1, 2]
+    >>> ranked([0.48, 0.4800001, 0.04]).tolist()
+    [0, 1, 2]
+    """
+    shown = np.array([float(number(v, digits).replace("\u2212", "-")) if np.isfinite(v) else v
+                      for v in np.asarray(values, dtype=float)])
+    return np.lexsort((np.arange(len(shown)), -shown))
+
+
+def count(n, singular, plural=None):
+    """``"1 chain"``, ``"3 chains"``."""
+    return f"{n} {singular if n == 1 else (plural or singular + 's')}"
+
+
+def _join(part):
+    if isinstance(part, str):
+        return " ".join(part.split())
+    return " ".join(" ".join(p.split()) for p in part if p and p.strip())
