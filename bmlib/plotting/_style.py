@@ -15,8 +15,10 @@ from ._fit import BookFigure
 
 POSITIVE = "#c0392b"  # w_ij > 0 or b_i > 0
 NEGATIVE = "#2e6fba"  # w_ij < 0 or b_i < 0
-NEUTRAL = "#a0a0a0"  # ordinary states in bar charts
-HIGHLIGHT = "#e08a00"  # stable states (local minima of the energy)
+# Fills and lines that carry meaning have at least 3 : 1 contrast on white
+# (WCAG 1.4.11); tests/test_figure_words.py checks these and SERIES.
+NEUTRAL = "#8a8a8a"  # ordinary states in bar charts
+HIGHLIGHT = "#c47a00"  # stable states (local minima of the energy)
 UNIT_ON = "#262626"
 # Text needs 4.5 : 1 contrast on white (checked in _fit.py); the fills above are paler.
 NEUTRAL_TEXT = "#6e6e6e"
@@ -27,6 +29,32 @@ def text_colour(colour):
     """The colour to write text in for a line or fill of ``colour``: the pale ones darkened."""
     return {NEUTRAL: NEUTRAL_TEXT, HIGHLIGHT: HIGHLIGHT_TEXT}.get(colour, colour)
 UNIT_OFF = "#ffffff"
+
+#: Styles for several curves in one panel, in order. Colour is never the only
+#: difference: each also has its own dash and marker, so the curves stay apart
+#: in greyscale print and for readers with a colour-vision deficiency. The
+#: colours (Okabe and Ito's palette, its paler members darkened) stay
+#: distinguishable under simulated deuteranopia and protanopia, and each has
+#: at least 3 : 1 contrast on white.
+SERIES = (
+    dict(color="#0072b2", ls="-", marker="o"),
+    dict(color="#d55e00", ls="--", marker="s"),
+    dict(color="#009e73", ls="-.", marker="^"),
+    dict(color="#262626", ls=":", marker="D"),
+    dict(color="#a8508a", ls=(0, (6, 2, 1, 2, 1, 2)), marker="v"),
+)
+
+
+def series_style(k, marker=True):
+    """Keyword arguments for ``ax.plot`` of the ``k``-th curve of a panel (cycling through :data:`SERIES`).
+
+    ``marker=False`` leaves the marker out (for curves with many points,
+    where the dash carries the difference).
+    """
+    style = dict(SERIES[k % len(SERIES)])
+    if not marker:
+        style.pop("marker")
+    return style
 _ON_OFF = ListedColormap([UNIT_OFF, UNIT_ON])  # state strips: off white, on dark
 FONT_SIZE = 9
 
