@@ -46,18 +46,29 @@ def pytest_collection_modifyitems(session, config, items):
             notebook.skip_compare = tuple(k for k in notebook.skip_compare if k != "image/png")
 
 
-#: Lines the JupyterLab test measures (run-all time, redraw latency), printed after the run.
+#: Lines the JupyterLab test measures (run-all time, redraw latency), not asserted. They are
+#: written to a file as they come (under pytest-xdist the test runs in a worker process, whose
+#: list the main process never sees) and printed after the run from that file.
 TIMINGS = []
+TIMINGS_FILE = ROOT / "_build" / "screenshots" / "jupyterlab-timings.txt"
+
+
+def record_timing(line):
+    TIMINGS.append(line)
+    TIMINGS_FILE.parent.mkdir(parents=True, exist_ok=True)
+    TIMINGS_FILE.write_text("\n".join(TIMINGS) + "\n")
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the main process: forget the last run's lines
+        TIMINGS_FILE.unlink(missing_ok=True)
 
 
 def pytest_terminal_summary(terminalreporter):
-    if TIMINGS:
+    if TIMINGS_FILE.exists():
         terminalreporter.section("measured in JupyterLab (not asserted)")
-        for line in TIMINGS:
+        for line in TIMINGS_FILE.read_text().splitlines():
             terminalreporter.write_line(line)
-        folder = ROOT / "_build" / "screenshots"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "jupyterlab-timings.txt").write_text("\n".join(TIMINGS) + "\n")
 
 
 def random_model(n, rng, scale=1.0):

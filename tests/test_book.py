@@ -75,6 +75,43 @@ def test_chapter_follows_the_book_rules(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_carries_its_words(path):
+    """Every stored figure has bmlib's description: the summary as the image's alt, the whole text under it.
+
+    A figure drawn without bmlib (plain pyplot) or by a bmlib function that
+    wrote no words would show here as Matplotlib's "<Figure size ...>" or as
+    the made-up text that starts with ``FALLBACK_OPENING``.
+    """
+    from bmlib.plotting._words import FALLBACK_OPENING
+
+    nb = json.loads(path.read_text())
+    problems, figures = [], 0
+    for n, cell in enumerate(nb["cells"]):
+        outputs = cell.get("outputs", [])
+        for k, output in enumerate(outputs):
+            data = output.get("data", {})
+            if "image/png" not in data:
+                continue
+            figures += 1
+            alt = output.get("metadata", {}).get("image/png", {}).get("alt", "")
+            text = "".join(data.get("text/plain", ""))
+            widget = "application/vnd.jupyter.widget-view+json" in data
+            if not alt.strip() or alt.startswith(FALLBACK_OPENING):
+                problems.append(f"cell {n}: figure without words (alt {alt[:60]!r})")
+            elif not widget and text != f"Figure: {alt}":
+                problems.append(f"cell {n}: the figure's text/plain is not its summary: {text[:60]!r}")
+            if widget:
+                continue  # a widget's words are its alt here, and live under its picture
+            after = outputs[k + 1].get("data", {}) if k + 1 < len(outputs) else {}
+            if "bm-figure-words" not in "".join(after.get("text/html", "")):
+                problems.append(f"cell {n}: no folded description after the figure")
+            elif alt not in "".join(after.get("text/plain", "")):
+                problems.append(f"cell {n}: the folded description does not start from the alt")
+    assert figures > 0, "every chapter has figures"
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_fits_the_column_and_refers_by_label(path):
     """Code, solutions' code and printed lines within the column; no "exercise 2" typed by hand.
 

@@ -36,7 +36,7 @@ import urllib.request
 
 import pytest
 
-from conftest import TIMINGS
+from conftest import record_timing
 from test_book import NOTEBOOKS, ROOT
 from test_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, sync_api, watch_offline
 
@@ -333,5 +333,5 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
                    "jupyterlab-energy-reopened.png")
     close_chapter(page)
 
-    TIMINGS.append(f"{name}: " + ", ".join(report))
+    record_timing(f"{name}: " + ", ".join(report))
     assert problems[seen:] == [], "\n".join(problems[seen:])

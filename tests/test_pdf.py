@@ -3,7 +3,7 @@
 The PDF is made with the book the tests build (tests/conftest.py), then checked page by page
 with pypdf: a sane number of sheets; each page of the book starting, with its
 title, on the sheet the table of contents gives; no TeX left untypeset; every
-image of the HTML pages in it; every solution, at the end of its chapter;
+image of the HTML pages in it, tagged as a figure with its words as /Alt; every solution, at the end of its chapter;
 internal links that land on a sheet; none of the site's navigation.
 Skipped without Chromium, like the browser tests.
 """
@@ -76,6 +76,42 @@ def test_every_image_of_the_html_is_in_the_pdf(pdf):
     in_pdf = sum(len(page.images) for page in pdf["reader"].pages)
     assert in_html >= 40
     assert in_pdf == in_html
+
+
+def _figures_with_alt(reader):
+    """The ``/Alt`` of every ``/Figure`` element in the PDF's structure tree (its tags), in order."""
+    found, stack, seen = [], [reader.trailer["/Root"]["/StructTreeRoot"]], set()
+    while stack:
+        node = stack.pop()
+        if hasattr(node, "get_object"):
+            if id(node.get_object()) in seen:
+                continue
+            node = node.get_object()
+            seen.add(id(node))
+        if isinstance(node, list):
+            stack.extend(reversed(node))
+            continue
+        if not hasattr(node, "get"):
+            continue  # a marked-content number
+        if node.get("/S") == "/Figure":
+            found.append(str(node.get("/Alt", "")))
+        kids = node.get("/K")
+        if kids is not None:
+            stack.append(kids)
+    return found
+
+
+def test_the_pdf_is_tagged_and_every_figure_has_its_words(pdf):
+    """Tagged PDF (PDF/UA's start): each image is a /Figure with bmlib's summary as its /Alt."""
+    reader = pdf["reader"]
+    assert reader.trailer["/Root"].get("/MarkInfo", {}).get("/Marked"), "the PDF is not tagged"
+    alts = _figures_with_alt(reader)
+    in_html = [img.get("alt", "") for _, article in _articles(pdf["html"]) for img in article.find_all("img")]
+    assert len(alts) >= len(in_html) >= 40, f"{len(alts)} tagged figures for {len(in_html)} images"
+    empty = [a for a in alts if not a.strip() or re.search(r"\.(png|jpe?g|svg)$", a.strip())]
+    assert empty == [], f"{len(empty)} figures without words: {empty[:3]}"
+    missing = [a[:60] for a in in_html if " ".join(a.split()) not in {" ".join(x.split()) for x in alts}]
+    assert missing == [], f"images whose alt did not reach the PDF: {missing[:3]}"
 
 
 def test_solutions_are_open_at_the_end_of_their_chapters(pdf):

@@ -15,7 +15,8 @@ How the PDF is made:
    Each page's article is copied with its ids prefixed by the page's name, so
    that links between pages become links inside the document. Each chapter's
    solutions move from their folded boxes to the chapter's end, open. The
-   navigation, buttons and heading anchors are left out.
+   navigation, buttons and heading anchors are left out. Each figure's
+   description (its folded "figure in words" box) is printed open.
 2. Print CSS starts every page of the book on a new sheet and keeps figures,
    code cells, tables and boxes from being split across sheets.
 3. Chromium prints it twice from the same loaded page (MathJax typesets once).
@@ -94,6 +95,10 @@ def _article(html_dir, docname, known):
         elif page.endswith(".html") and "/" not in page and f"book/{page[:-5]}" in known:
             target = page[:-5]
             link["href"] = f"#{target}--{fragment}" if fragment else f"#{target}--page"
+    # Each figure's words (bmlib's description of it) printed open under the figure: on paper
+    # nothing unfolds, and the PDF's figure carries only the summary, as its /Alt (from the alt).
+    for box in article.select("details.bm-figure-words"):
+        box["open"] = ""
     # Solutions: out of their folded boxes, to the end of the chapter, open.
     solutions = [box.extract() for box in article.select("div.solution")]
     if solutions:

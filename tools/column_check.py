@@ -7,7 +7,8 @@ Reports, cell by cell:
   characters: the code column shows 77 characters before it scrolls sideways,
   and 74 inside an exercise or solution box (``BOXED_WIDTH``; measured in
   Chromium, and tests/test_browser.py fails on any overflow in the built pages);
-- printed output lines (streams and ``text/plain``) longer than ``WIDTH``;
+- printed output lines (streams, and ``text/plain`` where it is what the page
+  shows) longer than ``WIDTH``;
 - references typed with a number, such as "exercise 2" or "the third exercise":
   the rendered numbering runs across the book, so refer with {ref} to a label.
 
@@ -65,7 +66,11 @@ def _output_lines(output):
     if output.get("output_type") == "stream":
         yield from "".join(output["text"]).split("\n")
     data = output.get("data", {})
-    if "text/plain" in data and "application/vnd.jupyter.widget-view+json" not in data:
+    # text/plain is what the page shows only when nothing richer is there: a figure
+    # (its text/plain is the figure's summary, the image's alt), a figure's words
+    # (text/html, which wraps like prose) or a widget each show something else.
+    shown_instead = ("image/png", "text/html", "application/vnd.jupyter.widget-view+json")
+    if "text/plain" in data and not any(kind in data for kind in shown_instead):
         yield from "".join(data["text/plain"]).split("\n")
 
 

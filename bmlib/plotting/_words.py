@@ -93,18 +93,26 @@ def description_of(fig):
 def number(x, digits=2):
     """``x`` with ``digits`` significant digits, a real minus sign and no ``-0``.
 
-    >>> number(-0.5013), number(1234.5), number(-0.0001, 1), number(float("inf"))
-    ('−0.5', '1.2e+03', '−0.0001', 'infinity')
+    Written out in full from 0.0001 to a million (``120``, not ``1.2e+02``:
+    a screen reader reads the first as a number); beyond, as ``1.2e-05``.
+
+    >>> number(-0.5013), number(123.4), number(98765), number(-0.0001, 1)
+    ('−0.5', '120', '99000', '−0.0001')
+    >>> number(0.5), number(2.0), number(1.25e-7), number(float("inf"))
+    ('0.5', '2', '1.2e-07', 'infinity')
     """
     x = float(x)
     if math.isnan(x):
         return "not a number"
     if math.isinf(x):
         return "infinity" if x > 0 else "minus infinity"
-    text = f"{x:.{digits}g}"
-    if float(text) == 0.0:
+    text = f"{x:.{digits}g}"  # Python's correctly rounded significant digits decide; the rest is layout
+    value = float(text)
+    if value == 0.0:
         return "0"
-    return text.replace("-", "\u2212", 1) if text.startswith("-") else text
+    if "e" in text and 1e-4 <= abs(value) < 1e6:
+        text = np.format_float_positional(value, trim="-")
+    return "\u2212" + text[1:] if text.startswith("-") else text
 
 
 def span(values, digits=2):
