@@ -119,7 +119,7 @@ def test_phase_transition_words_give_the_measured_and_exact_numbers(small_scan):
     fig = bm.plot_phase_transition(T, scan, L=4)
     text = words(fig)
     m, e, c = (scan[name].value for name in ("abs_magnetization", "energy_per_unit", "specific_heat"))
-    assert f"T from 1.8 to 3 for the 4 x 4 periodic Ising lattice" in text
+    assert "T from 1.8 to 3 for the 4 x 4 periodic Ising lattice" in text
     assert f"from {number(m[0])} at T = 1.8 to {number(m[2])} at T = 3" in text
     top = max(range(3), key=lambda k: (float(number(c[k])), -k))
     assert f"the measured c is largest, {number(c[top])} at T = {number(T[top], 3)}" in text

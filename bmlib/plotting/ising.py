@@ -124,7 +124,8 @@ def _percent(fraction):
 
 def _lattice_words(grid):
     """``"52% of spins +1, 61% of neighbouring pairs alike"``: the pattern of one lattice, in numbers."""
-    return f"{_percent((grid == 1).mean())} of spins +1, {_percent(_alike_pairs(grid[None])[0])} of neighbouring pairs alike"
+    alike = _alike_pairs(grid[None])[0]
+    return f"{_percent((grid == 1).mean())} of spins +1, {_percent(alike)} of neighbouring pairs alike"
 
 
 def _describe_lattices(fig, grids, labels, e, m):
@@ -145,7 +146,7 @@ def _describe_lattices(fig, grids, labels, e, m):
 
 
 def _describe_couplings(fig, Ws, titles, limits):
-    names = [f"“{title}”" for title in titles] if titles is not None else [f"matrix {i + 1}" for i in range(len(Ws))]
+    names = [f"“{t}”" for t in titles] if titles is not None else [f"matrix {i + 1}" for i in range(len(Ws))]
     short, long = [], []
     for name, W, limit in zip(names, Ws, limits):
         n = W.shape[0]

@@ -187,7 +187,7 @@ class IsingWidget(FigureWidget):
         ax_m.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="upper right")
         ax_e.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="lower right")
         # Shape and size tell the two kinds of point apart, not only their colours.
-        ax_m.text(0.01, 0.04, "dots: earlier steps, diamond: now", color=NEUTRAL_TEXT,
+        ax_m.text(0.01, 0.04, "dots: earlier steps\ndiamond: now", color=NEUTRAL_TEXT,
                   fontsize=FONT_SIZE - 2, transform=ax_m.transAxes)
         ax_e.text(0.01, 0.9, "exact curves: H = 0", color=NEUTRAL_TEXT, fontsize=FONT_SIZE - 2,
                   transform=ax_e.transAxes, va="top")
