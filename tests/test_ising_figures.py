@@ -109,13 +109,15 @@ def test_plot_phase_transition_checks_its_arguments(small_scan):
 
 def test_ising_widget_mimebundle_has_png_and_stable_text():
     widget = bm.ising_widget(L=16, sweeps=5)
-    bundle = widget._repr_mimebundle_()
+    bundle, metadata = widget._repr_mimebundle_()  # the metadata carries the picture's alt text
     assert "application/vnd.jupyter.widget-view+json" in bundle
     png = base64.b64decode(bundle["image/png"])
     assert is_png(png) and png == widget.figure_png()
+    assert metadata["image/png"]["alt"] == widget.figure_description.text
     text = bundle["text/plain"]
-    assert text == bm.ising_widget(L=16, sweeps=5)._repr_mimebundle_()["text/plain"]
+    assert text == bm.ising_widget(L=16, sweeps=5)._repr_mimebundle_()[0]["text/plain"]
     assert text.startswith("IsingWidget: 16 x 16 periodic lattice") and "0x" not in text
+    assert f"Figure: {widget.figure_description.summary}" in text
 
 
 def test_ising_widget_default_picture_is_reproducible():

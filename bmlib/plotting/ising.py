@@ -37,15 +37,41 @@ from ._style import (
     UNIT_ON,
     _new_figure,
     _tidy,
+    series_style,
 )
+from ._words import count, describe, number, ranked
 
 #: Blue for negative couplings, white for none, red for positive ones (the book's weight colours).
 _COUPLING_CMAP = LinearSegmentedColormap.from_list("bm_couplings", [NEGATIVE, "#ffffff", POSITIVE])
 
 #: The lattice used for the "large lattice" reference curve of the specific heat.
 _LARGE_L = 512
-#: One colour per lattice size in the finite-size scaling figures, smallest lattice first.
-_SIZE_COLOURS = (NEUTRAL_TEXT, HIGHLIGHT, UNIT_ON, POSITIVE, NEGATIVE)
+#: Panels of plot_lattices and matrices of plot_coupling_matrices listed one by one in the words.
+_LISTED = 6
+
+
+def _number(x, digits=2):
+    """:func:`~bmlib.plotting._words.number`, but ``"120"`` where it would write ``"1.2e+02"``.
+
+    Autocorrelation times and susceptibilities reach the hundreds; a student
+    reads "120 sweeps" more easily than "1.2e+02 sweeps". Still ``digits``
+    significant digits (the rest are zeros), so the words are as stable.
+    """
+    text = number(x, digits)
+    if "e+" in text and abs(float(text.replace("\u2212", "-"))) < 1e6:
+        value = float(text.replace("\u2212", "-"))
+        return number(value, len(str(int(abs(value)))))
+    return text
+
+
+def _span(values, digits=2):
+    """``"from a to b"`` (or ``"all a"``) for the finite ``values``, written with :func:`_number`."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return "with no finite values"
+    low, high = _number(values.min(), digits), _number(values.max(), digits)
+    return f"all {low}" if low == high else f"from {low} to {high}"
 
 
 def _lattice_grids(states, shape):
@@ -82,6 +108,62 @@ def _energy_per_spin(grids, J, h):
         return op.energy(op.start(flat.astype(np.int8))) / (rows * cols)
     W = square_lattice_couplings(rows, cols, J)
     return energy(flat, W, np.full(rows * cols, h)) / (rows * cols)
+
+
+def _alike_pairs(grids):
+    """Fraction of nearest-neighbour pairs (periodic) whose two spins are equal, per lattice of ``grids``."""
+    across = grids == np.roll(grids, -1, axis=2)
+    down = grids == np.roll(grids, -1, axis=1)
+    return (across.mean(axis=(1, 2)) + down.mean(axis=(1, 2))) / 2
+
+
+def _percent(fraction):
+    """``"52%"``: a fraction in [0, 1] as a percentage with two significant digits."""
+    return f"{_number(100 * fraction)}%"
+
+
+def _lattice_words(grid):
+    """``"52% of spins +1, 61% of neighbouring pairs alike"``: the pattern of one lattice, in numbers."""
+    alike = _alike_pairs(grid[None])[0]
+    return f"{_percent((grid == 1).mean())} of spins +1, {_percent(alike)} of neighbouring pairs alike"
+
+
+def _describe_lattices(fig, grids, labels, e, m):
+    k, rows, cols = grids.shape
+    names = [f"“{label}”" for label in labels] if labels is not None else [f"panel {i + 1}" for i in range(k)]
+    if k == 1:
+        titled = f", titled {names[0]}" if labels is not None else ""
+        describe(fig, [f"A {rows} x {cols} periodic lattice of spins (dark +1, white −1){titled}, with energy per "
+                       f"spin e = {_number(e[0])} and magnetization per spin m = {_number(m[0])}.",
+                       f"{_lattice_words(grids[0])[0].upper()}{_lattice_words(grids[0])[1:]}."])
+        return
+    shown = [f"{names[i]}: e = {_number(e[i])}, m = {_number(m[i])}, {_lattice_words(grids[i])}"
+             for i in range(min(k, _LISTED))]
+    more = f"; and {count(k - _LISTED, 'more panel')}" if k > _LISTED else ""
+    describe(fig, [f"{k} {rows} x {cols} periodic lattices of spins side by side (dark +1, white −1), each titled "
+                   "with its energy per spin e and magnetization per spin m.",
+                   f"m runs {_span(m)} and e {_span(e)}."], "; ".join(shown) + more + ".")
+
+
+def _describe_couplings(fig, Ws, titles, limits):
+    names = [f"“{t}”" for t in titles] if titles is not None else [f"matrix {i + 1}" for i in range(len(Ws))]
+    short, long = [], []
+    for name, W, limit in zip(names, Ws, limits):
+        n = W.shape[0]
+        # Zero is what was set to zero: a coupling of float noise (1e-17 beside 1) counts as none.
+        coupled = np.abs(W) > 1e-9 * limit
+        upper = W[np.triu_indices(n, 1)][coupled[np.triu_indices(n, 1)]]
+        pairs, degree = upper.size, coupled.sum(axis=1)
+        short.append(f"{name}: {count(n, 'unit')}, {pairs} of the {n * (n - 1) // 2} pairs coupled")
+        if pairs == 0:
+            long.append(f"{name}: no coupling is nonzero.")
+            continue
+        each = (f"every unit is coupled to {degree[0]} others" if degree.min() == degree.max()
+                else f"each unit is coupled to {degree.min()} to {degree.max()} others")
+        long.append(f"{name}: couplings {_span(upper)} ({int((upper > 0).sum())} positive, "
+                    f"{int((upper < 0).sum())} negative); {each}; colour scale ±{_number(limit)}.")
+    describe(fig, "Coupling matrices w_ij as images, unit i down and unit j across, red for positive, blue for "
+                  "negative and white for zero, each on its own colour scale: " + "; ".join(short) + ".", long)
 
 
 def _draw_lattice(ax, grid, title=None):
@@ -133,14 +215,14 @@ def _draw_phase_transition(fig, temperatures, scan, L, J):
     axes = fig.subplots(2, 2, sharex=True)
     (ax_m, ax_e), (ax_c, ax_tau) = axes
     T = np.asarray(temperatures, dtype=float)
-    span = T.max() - T.min()
-    T_grid = np.linspace(max(T.min() - 0.05 * span, 0.05 * J), T.max() + 0.05 * span, 400)
+    width = T.max() - T.min()
+    T_grid = np.linspace(max(T.min() - 0.05 * width, 0.05 * J), T.max() + 0.05 * width, 400)
     Tc = critical_temperature(J)
     _reference_curves(ax_m, ax_e, L, J, T_grid)
-    ax_c.plot(T_grid, kaufman_specific_heat_per_spin(_LARGE_L, _LARGE_L, T_grid, J), "--", color=NEUTRAL, lw=1.5,
-              label=f"Kaufman ({_LARGE_L} x {_LARGE_L}, exact)")
-    ax_c.plot(T_grid, kaufman_specific_heat_per_spin(L, L, T_grid, J), color=HIGHLIGHT, lw=1.5,
-              label=f"Kaufman ({L} x {L}, exact)")
+    c_large = kaufman_specific_heat_per_spin(_LARGE_L, _LARGE_L, T_grid, J)
+    c_small = kaufman_specific_heat_per_spin(L, L, T_grid, J)
+    ax_c.plot(T_grid, c_large, "--", color=NEUTRAL, lw=1.5, label=f"Kaufman ({_LARGE_L} x {_LARGE_L}, exact)")
+    ax_c.plot(T_grid, c_small, color=HIGHLIGHT, lw=1.5, label=f"Kaufman ({L} x {L}, exact)")
     style = dict(fmt="o", color=UNIT_ON, ms=3.5, capsize=2, elinewidth=1, zorder=3,
                  label=f"Monte Carlo ({L} x {L})")
     for ax, name in ((ax_m, "abs_magnetization"), (ax_e, "energy_per_unit"), (ax_c, "specific_heat")):
@@ -148,9 +230,9 @@ def _draw_phase_transition(fig, temperatures, scan, L, J):
     ax_c.axvline(Tc, color=NEUTRAL, lw=0.8, ls=":")
     ax_c.set_ylabel("c, specific heat per spin", fontsize=FONT_SIZE)
     ax_c.set_ylim(0, None)
-    for name, marker, label in (("abs_magnetization", "o-", "of |m|"), ("energy_per_unit", "s-", "of e")):
-        ax_tau.plot(T, scan[name].tau, marker, color=UNIT_ON if name == "abs_magnetization" else NEUTRAL,
-                    ms=3.5, lw=1, label=label)
+    # Two curves in one panel: each its own colour, dash and marker (colour is never the only difference).
+    for k, (name, label) in enumerate((("abs_magnetization", "of |m|"), ("energy_per_unit", "of e"))):
+        ax_tau.plot(T, scan[name].tau, **series_style(k), ms=3.5, lw=1, label=label)
     ax_tau.axvline(Tc, color=NEUTRAL, lw=0.8, ls=":")
     ax_tau.set_ylabel("autocorrelation time (sweeps)", fontsize=FONT_SIZE)
     ax_tau.set_ylim(0, None)
@@ -160,7 +242,45 @@ def _draw_phase_transition(fig, temperatures, scan, L, J):
     ax_m.text(Tc, 1.02, " $T_c$", transform=ax_m.get_xaxis_transform(), fontsize=FONT_SIZE, color=NEUTRAL_TEXT)
     for ax in axes.ravel():
         ax.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="best")
+    _describe_phase_transition(fig, T, scan, L, J, T_grid, c_small, c_large)
     return axes
+
+
+def _at(T, values, k):
+    return f"{_number(values[k])} at T = {_number(T[k], 3)}"
+
+
+def _longest(T, tau):
+    """``", longest at T = 2.3"``, or nothing when no time is finite."""
+    tau = np.asarray(tau, dtype=float)
+    return f", longest at T = {_number(T[ranked(tau)[0]], 3)}" if np.isfinite(tau).any() else ""
+
+
+def _describe_phase_transition(fig, T, scan, L, J, T_grid, c_small, c_large):
+    Tc = critical_temperature(J)
+    m, e, c = (scan[name] for name in ("abs_magnetization", "energy_per_unit", "specific_heat"))
+    first, last = int(np.argmin(T)), int(np.argmax(T))  # the lowest and the highest temperature
+    top_c = int(ranked(c.value)[0])
+    # The exact curves are smooth: their peaks are ranked on 6 digits, far above float noise.
+    peak_small, peak_large = int(ranked(c_small, 6)[0]), int(ranked(c_large, 6)[0])
+    off = np.abs(np.asarray(e.value) - kaufman_energy_per_spin(L, L, T, J))
+    summary = [
+        f"Four panels against the temperature T {_span(T, 3)} for the {L} x {L} periodic Ising lattice: |m|, e, "
+        f"c and autocorrelation times, Monte Carlo points with error bars over exact curves; T_c = "
+        f"{_number(Tc, 3)} dotted.",
+        f"|m| {'falls' if m.value[last] < m.value[first] else 'goes'} from {_at(T, m.value, first)} to "
+        f"{_at(T, m.value, last)}, and the measured c is largest, {_at(T, c.value, top_c)}.",
+    ]
+    details = [
+        f"Magnetization |m|: Yang's curve for the infinite lattice is {_number(yang_magnetization(T[first], J))} "
+        f"at T = {_number(T[first], 3)} and 0 above T_c.",
+        f"Energy per spin: Monte Carlo e {_span(e.value)}, at most {_number(off.max())} from Kaufman's exact "
+        f"{L} x {L} curve (error bars up to {_number(np.max(e.error))}).",
+        f"Specific heat: Monte Carlo c {_span(c.value)}; Kaufman's exact {L} x {L} curve peaks at "
+        f"{_at(T_grid, c_small, peak_small)}, the {_LARGE_L} x {_LARGE_L} one at {_at(T_grid, c_large, peak_large)}.",
+        f"Autocorrelation time of |m| {_span(m.tau)} sweeps{_longest(T, m.tau)}, of e {_span(e.tau)} sweeps.",
+    ]
+    describe(fig, summary, details)
 
 
 def plot_lattices(states, labels=None, shape=None, J=1.0, h=0.0):
@@ -208,6 +328,7 @@ def plot_lattices(states, labels=None, shape=None, J=1.0, h=0.0):
     for i, ax in enumerate(axes):
         first = f"{labels[i]}\n" if labels is not None else ""
         _draw_lattice(ax, grids[i], f"{first}e = {e[i] + 0.0:.2f}, m = {m[i] + 0.0:.2f}")
+    _describe_lattices(fig, grids, labels, e, m)
     return fig
 
 
@@ -251,6 +372,7 @@ def plot_coupling_matrices(matrices, titles=None):
         bar = fig.colorbar(image, ax=ax, shrink=0.8)
         bar.ax.tick_params(labelsize=FONT_SIZE - 1)
         bar.set_label("$w_{ij}$", fontsize=FONT_SIZE)
+    _describe_couplings(fig, Ws, titles, [image.get_clim()[1] for image in images])
     return fig
 
 
@@ -345,8 +467,9 @@ def plot_binder_crossing(temperatures, scans):
     fig = _new_figure((5.6, 3.2))
     ax = fig.add_subplot()
     for k, (L, scan) in enumerate(scans):
-        ax.errorbar(T, scan["binder"].value, yerr=scan["binder"].error, color=_SIZE_COLOURS[k % len(_SIZE_COLOURS)],
-                    marker="o", ms=4, lw=1.5, capsize=2, label=f"L = {L}")
+        # One size, one colour, dash and marker: the curves stay apart without their colours.
+        ax.errorbar(T, scan["binder"].value, yerr=scan["binder"].error, **series_style(k), ms=4, lw=1.5, capsize=2,
+                    label=f"L = {L}")
     Tc = critical_temperature()
     ax.axvline(Tc, color=NEUTRAL, lw=1, ls=":")
     ax.text(Tc, 0.02, f" T_c = {Tc:.3f}", color=NEUTRAL_TEXT, fontsize=FONT_SIZE, transform=ax.get_xaxis_transform())
@@ -354,7 +477,52 @@ def plot_binder_crossing(temperatures, scans):
     ax.set_ylabel("Binder cumulant U", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE, frameon=False)
     _tidy(ax)
+    _describe_binder(fig, T, scans, Tc)
     return fig
+
+
+def _crossings(T, low, high):
+    """Temperatures where the curve ``high`` crosses ``low`` (linear between the points), in order of T."""
+    order = np.argsort(T, kind="stable")
+    T, d = T[order], (np.asarray(high) - np.asarray(low))[order]
+    found = []
+    for i in range(len(T) - 1):
+        if d[i] == 0:
+            found.append(T[i])
+        elif d[i] * d[i + 1] < 0:
+            found.append(T[i] + (T[i + 1] - T[i]) * d[i] / (d[i] - d[i + 1]))
+    if len(T) and d[-1] == 0:
+        found.append(T[-1])
+    return found
+
+
+def _crossing_words(T, scans, a, b, name):
+    """``"L = 8 and L = 32 cross at T ≈ 2.27"`` for the curves of ``scans[a]`` and ``scans[b]``."""
+    (L_a, scan_a), (L_b, scan_b) = scans[a], scans[b]
+    found = _crossings(T, scan_a[name].value, scan_b[name].value)
+    pair = f"L = {L_a} and L = {L_b}"
+    if not found:
+        return f"{pair} do not cross between T = {_number(T.min(), 3)} and {_number(T.max(), 3)}"
+    at = ", ".join(f"{_number(t, 3)}" for t in found[:3]) + (" ..." if len(found) > 3 else "")
+    return f"{pair} cross {'once' if len(found) == 1 else f'{len(found)} times'}, at T ≈ {at}"
+
+
+def _sizes(scans):
+    sides = [f"{L}" for L, _ in scans]
+    return sides[0] if len(sides) == 1 else ", ".join(sides[:-1]) + " and " + sides[-1]
+
+
+def _describe_binder(fig, T, scans, Tc):
+    lo, hi = int(np.argmin(T)), int(np.argmax(T))
+    summary = [f"Binder cumulant U against the temperature T {_span(T, 3)} for lattice sides L = {_sizes(scans)}, "
+               f"with T_c = {_number(Tc, 3)} dotted."]
+    if len(scans) > 1:
+        summary.append(f"The curves of {_crossing_words(T, scans, 0, len(scans) - 1, 'binder')}.")
+    details = [f"L = {L}: U is {_number(scan['binder'].value[lo])} at T = {_number(T[lo], 3)} and "
+               f"{_number(scan['binder'].value[hi])} at T = {_number(T[hi], 3)}." for L, scan in scans]
+    if len(scans) > 2:
+        details += [f"{_crossing_words(T, scans, k, k + 1, 'binder')}." for k in range(len(scans) - 1)]
+    describe(fig, summary, details)
 
 
 def _size_scans(T, scans, name):
@@ -429,11 +597,12 @@ def plot_susceptibility_scaling(temperatures, scans, exponent=1.75):
     sides, peaks = [], []
     for k, (L, scan) in enumerate(scans):
         chi = scan["susceptibility"]
-        colour = _SIZE_COLOURS[k % len(_SIZE_COLOURS)]
-        ax_T.errorbar(T, chi.value, yerr=chi.error, color=colour, marker="o", ms=4, lw=1.5, capsize=2)
+        # Each size its own colour, dash and marker; the same colour and marker for its peak on the right.
+        style = series_style(k)
+        ax_T.errorbar(T, chi.value, yerr=chi.error, **style, ms=4, lw=1.5, capsize=2)
         _, value, error = _peak(T, chi)
-        ax_L.errorbar([L], [value], yerr=[error], color=colour, marker="o", ms=6, capsize=2, ls="none",
-                      label=f"L = {L}")
+        ax_L.errorbar([L], [value], yerr=[error], color=style["color"], marker=style["marker"], ms=6, capsize=2,
+                      ls="none", label=f"L = {L}")
         sides.append(L)
         peaks.append(value)
     Tc = critical_temperature()
@@ -456,7 +625,36 @@ def plot_susceptibility_scaling(temperatures, scans, exponent=1.75):
         ax.set_yscale("log")
         _log_ticks(ax)
         _tidy(ax)
+    _describe_susceptibility(fig, T, scans, sides, peaks, exponent, Tc)
     return fig
+
+
+def _slope(x, y):
+    """Least-squares slope of log y against log x over the finite, positive points (None if under two)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(y) & (y > 0)
+    if keep.sum() < 2:
+        return None
+    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
+
+
+def _describe_susceptibility(fig, T, scans, sides, peaks, exponent, Tc):
+    slope = _slope(sides, peaks)
+    grows = f", like L^{_number(slope)}" if slope is not None else ""
+    summary = [
+        f"Left: the susceptibility per spin against the temperature T {_span(T, 3)} for lattice sides "
+        f"L = {_sizes(scans)} (logarithmic axis), with T_c = {_number(Tc, 3)} dotted. Right: the largest value of "
+        f"each curve against L on logarithmic axes, beside a dashed line proportional to L^{_number(exponent, 3)}.",
+        f"The peak grows from {_number(peaks[0])} at L = {scans[0][0]} to {_number(peaks[-1])} at "
+        f"L = {scans[-1][0]}{grows}.",
+    ]
+    details = []
+    for L, scan in scans:
+        chi = scan["susceptibility"]
+        k = int(ranked(chi.value)[0])  # the lowest T among values that read the same
+        details.append(f"L = {L}: largest {_number(chi.value[k])} ± {_number(chi.error[k])} at T = "
+                       f"{_number(T[k], 3)}, over a range {_span(chi.value)}.")
+    describe(fig, summary, details)
 
 
 def plot_critical_slowing(result, exponent=2.17):
@@ -510,4 +708,21 @@ def plot_critical_slowing(result, exponent=2.17):
     ax.set_title(f"at T = {result.temperature:.3f}", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE, frameon=False, loc="upper left")
     _tidy(ax)
+    _describe_slowing(fig, result, exponent)
     return fig
+
+
+def _describe_slowing(fig, result, exponent):
+    L = result.sides
+    z_heat, z_wolff = _slope(L, result.heat_bath), _slope(L, result.wolff)
+    like = lambda z: f", like L^{_number(z)}" if z is not None else ""  # noqa: E731
+    summary = [
+        f"Autocorrelation time of |m| in sweeps against the lattice side L = {', '.join(str(int(x)) for x in L)} "
+        f"at T = {_number(result.temperature, 3)}, both axes logarithmic.",
+        f"Heat-bath sweeps (one spin at a time, circles) take {_span(result.heat_bath)} sweeps{like(z_heat)}, "
+        f"beside a dashed line proportional to L^{_number(exponent, 3)}; Wolff's cluster updates (squares) take "
+        f"{_span(result.wolff)} sweeps{like(z_wolff)}.",
+    ]
+    details = [f"L = {int(side)}: heat bath {_number(heat)}, Wolff {_number(wolff)} sweeps."
+               for side, heat, wolff in zip(L, result.heat_bath, result.wolff)]
+    describe(fig, summary, details)

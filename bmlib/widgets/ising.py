@@ -16,10 +16,12 @@ from .._checks import (
     check_temperature,
 )
 from .._random import as_generator
-from ..ising_exact import critical_temperature
+from ..ising_exact import critical_temperature, onsager_energy_per_spin, yang_magnetization
+from ..kaufman import kaufman_energy_per_spin
 from ..plotting._fit import BookFigure
-from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL_TEXT, UNIT_ON
-from ..plotting.ising import _draw_lattice, _reference_curves
+from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, NEUTRAL_TEXT, UNIT_ON
+from ..plotting._words import count, describe, description_of
+from ..plotting.ising import _draw_lattice, _lattice_words, _number, _reference_curves, _span
 from ..sampling.chains import sample
 from ..sampling.couplings import SquareLattice
 from ._base import FigureWidget
@@ -184,17 +186,19 @@ class IsingWidget(FigureWidget):
         ax_e.set_ylabel("e = E / N", fontsize=FONT_SIZE)
         ax_m.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="upper right")
         ax_e.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="lower right")
-        ax_m.text(0.01, 0.04, "grey: earlier steps, orange: now", color=NEUTRAL_TEXT, fontsize=FONT_SIZE - 2,
-                  transform=ax_m.transAxes)
+        # Shape and size tell the two kinds of point apart, not only their colours.
+        ax_m.text(0.01, 0.04, "dots: earlier steps\ndiamond: now", color=NEUTRAL_TEXT,
+                  fontsize=FONT_SIZE - 2, transform=ax_m.transAxes)
         ax_e.text(0.01, 0.9, "exact curves: H = 0", color=NEUTRAL_TEXT, fontsize=FONT_SIZE - 2,
                   transform=ax_e.transAxes, va="top")
         dynamic = {
             "lattice": ax_lattice.images[0],
             "title": ax_lattice.title,
-            "past_m": ax_m.plot([], [], "o", color=UNIT_ON, alpha=0.35, ms=4)[0],
-            "past_e": ax_e.plot([], [], "o", color=UNIT_ON, alpha=0.35, ms=4)[0],
-            "now_m": ax_m.plot([], [], "o", color=HIGHLIGHT, mec=UNIT_ON, ms=8, zorder=4)[0],
-            "now_e": ax_e.plot([], [], "o", color=HIGHLIGHT, mec=UNIT_ON, ms=8, zorder=4)[0],
+            # Earlier steps in plain grey (3 : 1 on white, unlike the faint dark they were); now a diamond.
+            "past_m": ax_m.plot([], [], "o", color=NEUTRAL, ms=4)[0],
+            "past_e": ax_e.plot([], [], "o", color=NEUTRAL, ms=4)[0],
+            "now_m": ax_m.plot([], [], "D", color=HIGHLIGHT, mec=UNIT_ON, ms=8, zorder=4)[0],
+            "now_e": ax_e.plot([], [], "D", color=HIGHLIGHT, mec=UNIT_ON, ms=8, zorder=4)[0],
         }
         # The frame goes on top of the lattice image, so it changes with it.
         dynamic.update({f"spine {side}": spine for side, spine in ax_lattice.spines.items()})
@@ -203,10 +207,11 @@ class IsingWidget(FigureWidget):
         return dynamic
 
     def _update(self, dynamic):
-        """Put the current lattice, title and points into the changing artists."""
+        """Put the current lattice, title and points into the changing artists, and describe the figure anew."""
         T, e, m = self._history[-1]
         past = np.array(self._history[:-1]).reshape(-1, 3)
         start = "random" if self._start_kind == "random" else "all up"
+        self._describe_figure(dynamic["lattice"].figure, T, e, m, past, start)
         dynamic["lattice"].set_data(self.state == 1)
         dynamic["title"].set_text(f"T = {T:.2f} (T/T_c = {T / critical_temperature(self.J):.2f}), "
                                   f"H = {self.h:.2f}, {self._total_sweeps} sweeps from {start}\n"
@@ -215,6 +220,25 @@ class IsingWidget(FigureWidget):
         dynamic["past_e"].set_data(past[:, 0], past[:, 1])
         dynamic["now_m"].set_data([T], [m])
         dynamic["now_e"].set_data([T], [e])
+
+    def _describe_figure(self, fig, T, e, m, past, start):
+        """The words of the picture: the lattice now, the last batch's averages, and the exact values at T."""
+        grid = self.state
+        J, L = self.J, self.L
+        describe(fig, [
+            f"A {L} x {L} Ising lattice (dark +1, white −1) at T = {_number(T, 3)} "
+            f"(T/T_c = {_number(T / critical_temperature(J), 3)}) and field H = {_number(self.h)}, "
+            f"after {self._total_sweeps} sweeps from {start}: m = {_number(grid.mean())}, "
+            f"{_lattice_words(grid)}.",
+            f"The last {count(self.sweeps_per_step, 'sweep')} average |m| = {_number(m)} and e = {_number(e)}, "
+            "drawn as a large diamond beside the exact curves against T.",
+        ], [
+            f"Exact values at this T for H = 0: Yang's |m| = {_number(yang_magnetization(T, J))} (infinite lattice), "
+            f"Onsager's e = {_number(onsager_energy_per_spin(T, J))} (infinite lattice), Kaufman's "
+            f"e = {_number(kaufman_energy_per_spin(L, L, T, J))} ({L} x {L}).",
+            (f"{count(len(past), 'earlier step')} as grey dots: {_values('T', past[:, 0], 3)}, "
+             f"{_values('|m|', past[:, 2])}, {_values('e', past[:, 1])}." if len(past) else "No earlier steps yet."),
+        ])
 
     def _draw(self, fig):
         self._update(self._layout(fig, animated=False))
@@ -229,7 +253,8 @@ class IsingWidget(FigureWidget):
             self._dynamic = self._layout(fig, animated=True)
             self._canvas.draw()
             self._background = self._canvas.copy_from_bbox(fig.bbox)
-        self._update(self._dynamic)
+        self._update(self._dynamic)  # also re-describes the figure: its words follow the chain
+        self.figure_description = description_of(self._canvas.figure)
         self._canvas.restore_region(self._background)
         for artist in self._dynamic.values():
             self._canvas.figure.draw_artist(artist)
@@ -237,6 +262,12 @@ class IsingWidget(FigureWidget):
         buffer = BytesIO()
         PIL.Image.fromarray(rgb).save(buffer, format="png", compress_level=1)
         return buffer.getvalue()
+
+
+def _values(name, values, digits=2):
+    """``"T = 2.5"`` when all ``values`` read the same, else ``"T from 1.5 to 2.5"``."""
+    words = _span(values, digits)
+    return f"{name} = {words[4:]}" if words.startswith("all ") else f"{name} {words}"
 
 
 def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0, h=0.0):
