@@ -231,8 +231,8 @@ def _describe_log_z_errors(fig, comp, k, mark_T=None, mark_label=None):
         "The errors are split in two panels, bounds and approximations on the left, importance sampling and AIS "
         "(with bars of ±2 standard errors) on the right.",
         f"Errors per estimator: {'; '.join(per_method)}.",
-        f"Errors beyond {number(ERROR_RANGE[0])} or {number(ERROR_RANGE[1])} are drawn at the edge with their value."
-        if np.any((err < ERROR_RANGE[0]) | (err > ERROR_RANGE[1])) else "",
+        f"Errors beyond {number(ERROR_RANGE[0])} or {number(ERROR_RANGE[1])} are drawn at the edge with their "
+        "value." if np.any((err < ERROR_RANGE[0]) | (err > ERROR_RANGE[1])) else "",
         mark,
     ])
 

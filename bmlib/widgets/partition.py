@@ -119,7 +119,7 @@ class PartitionWidget(FigureWidget):
         T, names = comp.temperatures, [METHODS[key] for key in comp.methods]
         err = np.array([comp.log_z[key][k, t] - comp.exact[t] for key in comp.methods])
         sd = np.array([comp.error[key][k, t] for key in comp.methods])
-        order = ranked(-np.abs(err))
+        closest, farthest = int(ranked(-np.abs(err))[0]), int(ranked(np.abs(err))[0])
         rows = []
         for i, key in enumerate(comp.methods):
             flag = FLAG_WORDS.get(comp.flags[key][t].strip(), comp.flags[key][t].strip())
@@ -130,12 +130,13 @@ class PartitionWidget(FigureWidget):
             f"At temperature T = {number(T[t], 3)} (the slider, {len(T)} temperatures {span(T, 3)}) the exact log Z "
             f"of the {comp.n_units} {comp.units} is {number(comp.exact[t], 3)}; right, each estimator's error, "
             f"estimate − exact, the sampling ones with {self.budget} passes over W.",
-            f"Closest is {names[order[0]]} ({number(err[order[0]])}), farthest {names[order[-1]]} "
-            f"({number(err[order[-1]])}).",
+            f"Closest is {names[closest]} ({number(err[closest])}), farthest {names[farthest]} "
+            f"({number(err[farthest])}).",
         ], [
             f"Left: log Z per unit against T, exact {span(comp.exact / comp.n_units)}, with every estimate as "
             f"markers, a dotted line at the chosen T{mark}.",
-            f"Errors at T = {number(T[t], 3)}, ± one standard error where a method has one (the bars span two): {'; '.join(rows)}.",
+            f"Errors at T = {number(T[t], 3)}, ± one standard error where a method has one (the bars span two): "
+            f"{'; '.join(rows)}.",
         ])
 
     @staticmethod
