@@ -96,18 +96,22 @@ def _describe_learning_curves(fig, curves):
     sizes = [c.n_hidden for c in curves]
     gap = [c.held_out_pseudo - c.held_out for c in curves]
     epochs = np.concatenate([c.epochs for c in curves])
-    sizes_text = ", ".join(map(str, sizes[:-1])) + (" and " if len(sizes) > 1 else "") + str(sizes[-1])
+    sizes_text = _and([str(size) for size in sizes])
     # Three digits for the log-likelihoods: the sizes differ by a few tenths of a nat on values of about 20.
     finals = ", ".join(f"{number(c.held_out[-1], 3)} with {c.n_hidden} hidden" for c in curves)
     details = [f"{c.n_hidden} hidden: training {span(c.train, 3)}, held out {span(c.held_out, 3)}, "
                f"pseudo-LL minus LL {span(g)}, {number(g[-1])} at the end." for c, g in zip(curves, gap)]
     describe(fig, [
-        f"Against the epoch ({span(epochs, 3)}), for RBMs with {sizes_text} hidden units: left, the mean "
-        "log-likelihood (nats) of the training (dashed) and held-out (solid) images; right, the held-out "
+        f"Mean log-likelihood (nats) against the epoch, {span(epochs, 3)}, of RBMs with {sizes_text} hidden "
+        "units, on the training (dashed) and held-out (solid) images; right, the held-out "
         "pseudo-log-likelihood minus the log-likelihood.",
         f"At the end the held-out log-likelihood is {finals}; the pseudo-log-likelihood overstates it by "
-        f"{', '.join(number(g[-1]) for g in gap)}{' respectively' if len(gap) > 1 else ''}.",
+        f"{_and([number(g[-1]) for g in gap])}{' respectively' if len(gap) > 1 else ''}.",
     ], details)
+
+
+def _and(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def plot_filters(rbm, shape=(8, 8), n_columns=8):

@@ -222,7 +222,7 @@ def _describe_log_z_errors(fig, comp, k, mark_T=None, mark_label=None):
     if mark_T is not None:
         mark = f"A dashed line marks T = {number(mark_T, 3)}{f' ({mark_label})' if mark_label else ''}."
     describe(fig, [
-        f"log Z per unit against temperature T ({span(T, 3)}, log axis) for {n} {comp.units}: exact by "
+        f"log Z per unit against temperature T ({span(T, 3)}, log axis) for {n} {comp.units}, exact by "
         f"{comp.exact_method} (line) and by {count(len(names), 'estimator')} (markers; sampling ones with "
         f"{comp.budgets[k]} passes over W); below, each one's error, estimate − exact.",
         f"Largest error in size over these temperatures, smallest first: {_listing(names, worst, best_first)}.",
@@ -313,7 +313,7 @@ def _describe_log_z_cost(fig, comp, index):
         panels.append(f"T = {number(T[t], 3)}: {', '.join(words)}.")
     budgets = f"budgets of {_and([str(b) for b in comp.budgets])} passes"
     describe(fig, [
-        f"Size of the error of log Z against the work in passes over W, both on log axes, at "
+        f"Size of the error of log Z against the work (passes over W), both on log axes, at "
         f"T = {_and([number(T[t], 3) for t in index])}: {_and(_names(sampling))} as lines through "
         f"{budgets}, the others as one point each; exact {comp.exact_method} costs {comp.exact_work}.",
         f"Smallest error with the most work: {'; '.join(best)}.",

@@ -126,9 +126,10 @@ class DigitsWidget(FigureWidget):
         # How far each pixel's probability is from the nearer of 0 and 1: 0 for a crisp black-and-white
         # sample, 0.5 for a grey blur.
         blur = np.minimum(samples, 1 - samples)
+        shown = f"{len(filters)}" if len(filters) == rbm.n_hidden else f"{len(filters)} of the {rbm.n_hidden}"
         describe(fig, [
             f"An RBM with {rbm.n_hidden} hidden units at epoch {epoch} of training on the digits. Left: "
-            f"{len(filters)} hidden units' weights as 8 × 8 images (red positive, blue negative, largest size "
+            f"{shown} hidden units' weights as 8 × 8 images (red positive, blue negative, largest size "
             f"{number(limit)}). Right: {len(samples)} samples after {steps} Gibbs step{'' if steps == 1 else 's'}, "
             "each pixel by its probability of being on.",
             f"Their mean pixel is {number(samples.mean())} (the training digits' {number(self._data_mean)}); "
