@@ -130,11 +130,12 @@ def is_png(data):
 
 def test_widget_mimebundle_has_png_and_deterministic_text(comparison):
     widget = bm.partition_widget(comparison)
-    bundle = widget._repr_mimebundle_()
+    bundle, metadata = widget._repr_mimebundle_()  # the metadata carry the picture's words as its alt
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert is_png(base64.b64decode(bundle["image/png"]))
+    assert metadata["image/png"]["alt"] == widget.figure_description.text
     text = bundle["text/plain"]
-    assert text == bm.partition_widget(comparison)._repr_mimebundle_()["text/plain"]
+    assert text == bm.partition_widget(comparison)._repr_mimebundle_()[0]["text/plain"]
     assert text.startswith("PartitionWidget: n=8 spins, 3 temperatures") and "0x" not in text
 
 

@@ -8,14 +8,24 @@ from matplotlib.patches import Rectangle
 from .._checks import _as_real_array, check_count, check_indices, check_instance, check_sequence
 from ..image_study import RBMLearningCurve
 from ..learning.rbm import RBM
-from ._style import FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL_TEXT, POSITIVE, UNIT_OFF, UNIT_ON, _new_figure, _tidy
+from ._style import (
+    FONT_SIZE,
+    HIGHLIGHT,
+    NEGATIVE,
+    NEUTRAL_TEXT,
+    POSITIVE,
+    UNIT_OFF,
+    UNIT_ON,
+    _new_figure,
+    _tidy,
+    series_style,
+)
+from ._words import count, describe, number, span
 
 #: Negative weights blue, none white, positive red: the book's weight colours on an image.
 _WEIGHT_CMAP = LinearSegmentedColormap.from_list("bm_weights", [NEGATIVE, "#ffffff", POSITIVE])
 #: The probability of a pixel being on: 0 white, 1 the colour of an "on" unit.
 _PROBABILITY_CMAP = LinearSegmentedColormap.from_list("bm_on", [UNIT_OFF, UNIT_ON])
-#: One colour per hidden-layer size in the learning curves.
-_SIZE_COLOURS = (NEUTRAL_TEXT, HIGHLIGHT, POSITIVE, NEGATIVE, UNIT_ON)
 
 
 def plot_rbm_learning_curves(curves):
@@ -23,7 +33,8 @@ def plot_rbm_learning_curves(curves):
 
     Left: the exact mean log-likelihood of the training images (dashed) and of
     the held-out images (solid) against the epoch, one colour per hidden
-    layer size. Right: the held-out pseudo-log-likelihood minus the exact
+    layer size (each size also with its own marker, and its own dash on the
+    right). Right: the held-out pseudo-log-likelihood minus the exact
     held-out log-likelihood: zero for a model of independent pixels, and
     positive, growing with training, once the model has learned dependencies
     that it then gets to use in every conditional. Explained in the chapter
@@ -54,12 +65,20 @@ def plot_rbm_learning_curves(curves):
     for key, curve in curves.items():
         check_instance(curve, f"curves[{key!r}]", RBMLearningCurve, "an RBMLearningCurve")
     fig = _new_figure((6.8, 3.0))
+    _draw_learning_curves(fig, list(curves.values()))
+    return fig
+
+
+def _draw_learning_curves(fig, curves):
     ax_ll, ax_gap = fig.subplots(1, 2, gridspec_kw=dict(width_ratios=[1.25, 1.0]))
-    for k, curve in enumerate(curves.values()):
-        colour = _SIZE_COLOURS[k % len(_SIZE_COLOURS)]
-        ax_ll.plot(curve.epochs, curve.held_out, color=colour, lw=1.8, label=f"{curve.n_hidden} hidden")
-        ax_ll.plot(curve.epochs, curve.train, color=colour, lw=1.2, ls="--")
-        ax_gap.plot(curve.epochs, curve.held_out_pseudo - curve.held_out, color=colour, lw=1.8)
+    for k, curve in enumerate(curves):
+        # Colour and marker tell the sizes apart on both panels; on the left the
+        # dash is kept for training versus held out, on the right each size has its own.
+        style = series_style(k)
+        line = dict(color=style["color"], marker=style["marker"], ms=4)
+        ax_ll.plot(curve.epochs, curve.held_out, lw=1.8, label=f"{curve.n_hidden} hidden", **line)
+        ax_ll.plot(curve.epochs, curve.train, lw=1.2, ls="--", mfc="white", **line)
+        ax_gap.plot(curve.epochs, curve.held_out_pseudo - curve.held_out, lw=1.8, ls=style["ls"], **line)
     ax_ll.plot([], [], color=NEUTRAL_TEXT, lw=1.2, ls="--", label="(dashed: training)")
     ax_ll.set_xlabel("epoch", fontsize=FONT_SIZE)
     ax_ll.set_ylabel("mean log-likelihood (nats)", fontsize=FONT_SIZE)
@@ -69,7 +88,30 @@ def plot_rbm_learning_curves(curves):
     ax_gap.set_ylabel("pseudo-LL minus LL, held out", fontsize=FONT_SIZE)
     for ax in (ax_ll, ax_gap):
         _tidy(ax)
-    return fig
+    _describe_learning_curves(fig, curves)
+    return ax_ll, ax_gap
+
+
+def _describe_learning_curves(fig, curves):
+    sizes = [c.n_hidden for c in curves]
+    gap = [c.held_out_pseudo - c.held_out for c in curves]
+    epochs = np.concatenate([c.epochs for c in curves])
+    sizes_text = _and([str(size) for size in sizes])
+    # Three digits for the log-likelihoods: the sizes differ by a few tenths of a nat on values of about 20.
+    finals = ", ".join(f"{number(c.held_out[-1], 3)} with {c.n_hidden} hidden" for c in curves)
+    details = [f"{c.n_hidden} hidden: training {span(c.train, 3)}, held out {span(c.held_out, 3)}, "
+               f"pseudo-LL minus LL {span(g)}, {number(g[-1])} at the end." for c, g in zip(curves, gap)]
+    describe(fig, [
+        f"Mean log-likelihood (nats) against the epoch, {span(epochs, 3)}, of RBMs with {sizes_text} hidden "
+        "units, on the training (dashed) and held-out (solid) images; right, the held-out "
+        "pseudo-log-likelihood minus the log-likelihood.",
+        f"At the end the held-out log-likelihood is {finals}; the pseudo-log-likelihood overstates it by "
+        f"{_and([number(g[-1]) for g in gap])}{' respectively' if len(gap) > 1 else ''}.",
+    ], details)
+
+
+def _and(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def plot_filters(rbm, shape=(8, 8), n_columns=8):
@@ -120,7 +162,31 @@ def plot_filters(rbm, shape=(8, 8), n_columns=8):
     bar = fig.colorbar(image, ax=axes, shrink=0.8, pad=0.02)
     bar.ax.tick_params(labelsize=FONT_SIZE)
     bar.set_label("weight", fontsize=FONT_SIZE)
+    _describe_filters(fig, rbm.W, rows, cols, n_columns)
     return fig
+
+
+#: Filters listed one by one in the words of :func:`plot_filters`.
+_FILTERS_LISTED = 16
+
+
+def _describe_filters(fig, W, rows, cols, n_columns):
+    n = W.shape[1]
+    limit = float(np.abs(W).max())
+    listed = "; ".join(f"{j + 1}: {number(W[:, j].min())} to {number(W[:, j].max())}"
+                       for j in range(min(n, _FILTERS_LISTED)))
+    more = f"; and {n - _FILTERS_LISTED} more" if n > _FILTERS_LISTED else ""
+    half = W.shape[0] // 2
+    describe(fig, [
+        f"The weights of {count(n, 'hidden unit')}, each drawn as an image of {rows} × {cols} pixels, "
+        f"{n_columns} to a row: red where the unit is excited by an on pixel, blue where it is inhibited, "
+        f"white where it does not care, on one scale from {number(-limit)} to {number(limit)}.",
+        f"The mean size of a weight is {number(np.abs(W).mean())}.",
+    ], [
+        f"Each filter's weights, from the top left, row by row: {listed}{more}.",
+        f"The mean size of a weight is {number(np.abs(W[:half]).mean())} in the top half of the image and "
+        f"{number(np.abs(W[half:]).mean())} in the bottom half.",
+    ])
 
 
 def _shape(shape, n):
@@ -208,4 +274,22 @@ def plot_inpainting(images, probabilities, missing, shape=(8, 8), titles=("image
                 spine.set_visible(False)
             if c == 0:
                 ax.set_ylabel(title, fontsize=FONT_SIZE, rotation=0, ha="right", va="center")
+    _describe_inpainting(fig, on, probabilities, index, rows, cols, titles)
     return fig
+
+
+def _describe_inpainting(fig, on, probabilities, index, rows, cols, titles):
+    m, k = on.shape[0], index.size
+    truth, guess = on[:, index], probabilities[:, index]
+    ys, xs = np.divmod(index, cols)
+    block = (ys.max() - ys.min() + 1) * (xs.max() - xs.min() + 1) == k
+    across = "all columns" if xs.min() == 0 and xs.max() == cols - 1 else f"columns {xs.min() + 1} to {xs.max() + 1}"
+    where = f"rows {ys.min() + 1} to {ys.max() + 1} of {rows} from the top, {across}"
+    per_image = "; ".join(f"{c + 1}: {int(truth[c].sum())}, {number(guess[c].mean())}" for c in range(m))
+    describe(fig, [
+        f"{count(m, 'image')} of {rows} × {cols} pixels, one per column, with {count(k, 'pixel')} hidden "
+        f"({'' if block else 'within '}{where}; outlined). Rows: \"{titles[0]}\"; \"{titles[1]}\" (hidden "
+        f"grey); \"{titles[2]}\" (hidden pixels by their probability of being on, white 0 to dark 1).",
+        f"A fraction {number(truth.mean())} of the hidden pixels are on; their mean probability is "
+        f"{number(guess.mean())}, off from the true pixel by {number(np.abs(guess - truth).mean())} on average.",
+    ], f"Per image, how many of its {k} hidden pixels are on, and their mean probability: {per_image}.")

@@ -25,6 +25,7 @@ from ._style import (
     _tidy,
     text_colour,
 )
+from ._words import count, describe, number, ranked, span
 
 #: (colour, marker, line style, filled) of each method.
 STYLES = {
@@ -191,7 +192,49 @@ def plot_log_z_errors(comparison, budget=None, mark_T=None, mark_label=None):
         ax.set_title(title, fontsize=FONT_SIZE)
         ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower left" if ax is ax_left else "lower right")
     ax_left.set_ylabel("error of log Z (estimate − exact)", fontsize=FONT_SIZE)
+    _describe_log_z_errors(fig, comp, k, mark_T, mark_label)
     return fig
+
+
+#: What a flag of :class:`~bmlib.LogZComparison` means, in words.
+FLAG_WORDS = {"NC": "did not converge", "P!": "outside its range"}
+
+
+def _names(keys):
+    return [METHODS[key] for key in keys]
+
+
+def _listing(names, values, order):
+    return ", ".join(f"{names[i]} {number(values[i])}" for i in order)
+
+
+def _describe_log_z_errors(fig, comp, k, mark_T=None, mark_label=None):
+    T, n = comp.temperatures, comp.n_units
+    names = _names(comp.methods)
+    err = np.array([comp.log_z[key][k] - comp.exact for key in comp.methods])  # (methods, temperatures)
+    worst = np.abs(err).max(axis=1)
+    best_first = ranked(-worst)
+    per_method = []
+    for i, key in enumerate(comp.methods):
+        at = int(ranked(np.abs(err[i]))[0])
+        per_method.append(f"{names[i]} {span(err[i])}, worst at T = {number(T[at], 3)}")
+    mark = ""
+    if mark_T is not None:
+        mark = f"A dashed line marks T = {number(mark_T, 3)}{f' ({mark_label})' if mark_label else ''}."
+    describe(fig, [
+        f"log Z per unit against temperature T ({span(T, 3)}, log axis) for {n} {comp.units}, exact by "
+        f"{comp.exact_method} (line) and by {count(len(names), 'estimator')} (markers; sampling ones with "
+        f"{comp.budgets[k]} passes over W); below, each one's error, estimate − exact.",
+        f"Largest error in size over these temperatures, smallest first: {_listing(names, worst, best_first)}.",
+    ], [
+        f"Exact log Z / n runs {span(comp.exact / n)}.",
+        "The errors are split in two panels, bounds and approximations on the left, importance sampling and AIS "
+        "(with bars of ±2 standard errors) on the right.",
+        f"Errors per estimator: {'; '.join(per_method)}.",
+        f"Errors beyond {number(ERROR_RANGE[0])} or {number(ERROR_RANGE[1])} are drawn at the edge with their "
+        "value." if np.any((err < ERROR_RANGE[0]) | (err > ERROR_RANGE[1])) else "",
+        mark,
+    ])
 
 
 def plot_log_z_cost(comparison, temperatures=None):
@@ -244,4 +287,45 @@ def plot_log_z_cost(comparison, temperatures=None):
         _draw_cost(ax, comp, t)
     axes[0].set_ylabel("|error of log Z|", fontsize=FONT_SIZE)
     axes[-1].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    _describe_log_z_cost(fig, comp, index)
     return fig
+
+
+def _error_size(value):
+    """An error's size as the cost figure draws it: values below the floor are drawn at it."""
+    value = abs(float(value))
+    return f"below {number(ERROR_FLOOR)}" if value < ERROR_FLOOR else number(value)
+
+
+def _describe_log_z_cost(fig, comp, index):
+    T = comp.temperatures
+    names = _names(comp.methods)
+    sampling = [key for key in comp.methods if key in SAMPLING]
+    best, panels = [], []
+    for t in index:
+        err = {key: np.abs(comp.log_z[key][:, t] - comp.exact[t]) for key in comp.methods}
+        last = np.array([err[key][-1] for key in comp.methods])
+        top = int(ranked(-np.maximum(last, ERROR_FLOOR))[0])
+        best.append(f"{names[top]} at T = {number(T[t], 3)} ({_error_size(last[top])})")
+        words = [f"{METHODS[key]} {_error_size(err[key][0])} to {_error_size(err[key][-1])}" if key in SAMPLING
+                 else f"{METHODS[key]} {_error_size(err[key][0])} after {_passes(comp.work[key][0, t])}"
+                 for key in comp.methods]
+        panels.append(f"T = {number(T[t], 3)}: {', '.join(words)}.")
+    budgets = f"budgets of {_and([str(b) for b in comp.budgets])} passes"
+    describe(fig, [
+        f"Size of the error of log Z against the work (passes over W), both on log axes, at "
+        f"T = {_and([number(T[t], 3) for t in index])}: {_and(_names(sampling))} as lines through "
+        f"{budgets}, the others as one point each; exact {comp.exact_method} costs {comp.exact_work}.",
+        f"Smallest error with the most work: {'; '.join(best)}.",
+    ], [f"Errors from the least to the most work ({comp.budgets[0]} to {comp.budgets[-1]} passes), or after the "
+         "work a method took to converge:"] + panels)
+
+
+def _passes(work):
+    work = float(work)
+    return f"{int(work)} passes" if work == int(work) else f"{number(work)} passes"
+
+
+def _and(words):
+    words = list(words)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

@@ -11,6 +11,7 @@ from ..learning.rbm import RBM
 from ..learning.statistics import PersistentContrastiveDivergence
 from ..learning.training import train
 from ..plotting._style import FONT_SIZE
+from ..plotting._words import describe, number, span
 from ..plotting.images import _PROBABILITY_CMAP, _WEIGHT_CMAP
 from ._base import FigureWidget
 
@@ -59,8 +60,9 @@ class DigitsWidget(FigureWidget):
         _check_option(steps, "steps", GIBBS_STEPS)
         self._seed = int(as_generator(rng).integers(2**31))
         self._data = digits("train", units="bits").images
+        self._data_mean = float(self._data.mean())
         self._snapshots = {}  # n_hidden -> {epoch: (W, b_visible, b_hidden)}
-        self.hidden = ipywidgets.Dropdown(options=list(HIDDEN_SIZES), value=n_hidden, description="hidden")
+        self.hidden = ipywidgets.Dropdown(options=list(HIDDEN_SIZES), value=n_hidden, description="hidden units")
         self.epoch = ipywidgets.IntSlider(value=epoch, min=0, max=self._n_epochs, step=self._every,
                                           description="epoch", continuous_update=False)
         self.steps = ipywidgets.SelectionSlider(options=list(GIBBS_STEPS), value=steps, description="Gibbs steps",
@@ -103,9 +105,10 @@ class DigitsWidget(FigureWidget):
         ax_w = fig.add_axes((0.02, 0.06, 0.42, 0.8))
         ax_s = fig.add_axes((0.52, 0.06, 0.42, 0.8))
         limit = max(float(np.abs(rbm.W).max()), 1e-12)
-        ax_w.imshow(np.ma.masked_invalid(_tiles(rbm.W[:, :N_SHOWN].T)), cmap=_WEIGHT_CMAP, vmin=-limit, vmax=limit,
+        filters, samples = rbm.W[:, :N_SHOWN].T, self.samples()
+        ax_w.imshow(np.ma.masked_invalid(_tiles(filters)), cmap=_WEIGHT_CMAP, vmin=-limit, vmax=limit,
                     interpolation="nearest")
-        ax_s.imshow(np.ma.masked_invalid(_tiles(self.samples())), cmap=_PROBABILITY_CMAP, vmin=0, vmax=1,
+        ax_s.imshow(np.ma.masked_invalid(_tiles(samples)), cmap=_PROBABILITY_CMAP, vmin=0, vmax=1,
                     interpolation="nearest")
         shown = min(N_SHOWN, rbm.n_hidden)
         ax_w.set_title(f"filters of {shown} of {rbm.n_hidden} hidden units (largest |w| = {limit:.2f})",
@@ -115,6 +118,27 @@ class DigitsWidget(FigureWidget):
                        fontsize=FONT_SIZE, loc="left")
         for ax in (ax_w, ax_s):
             ax.axis("off")
+        self._describe_picture(fig, rbm, filters, samples)
+
+    def _describe_picture(self, fig, rbm, filters, samples):
+        steps, epoch = self.steps.value, self.epoch.value
+        limit = float(np.abs(rbm.W).max())
+        # How far each pixel's probability is from the nearer of 0 and 1: 0 for a crisp black-and-white
+        # sample, 0.5 for a grey blur.
+        blur = np.minimum(samples, 1 - samples)
+        shown = f"{len(filters)}" if len(filters) == rbm.n_hidden else f"{len(filters)} of the {rbm.n_hidden}"
+        describe(fig, [
+            f"An RBM with {rbm.n_hidden} hidden units at epoch {epoch} of training on the digits. Left: "
+            f"{shown} hidden units' weights as 8 × 8 images (red positive, blue negative, largest size "
+            f"{number(limit)}). Right: {len(samples)} samples after {steps} Gibbs step{'' if steps == 1 else 's'}, "
+            "each pixel by its probability of being on.",
+            f"Their mean pixel is {number(samples.mean())} (the training digits' {number(self._data_mean)}); "
+            f"a pixel's probability is on average {number(blur.mean())} from the nearer of 0 and 1.",
+        ], [
+            f"The weights shown run {span(filters)}; their mean size is {number(np.abs(filters).mean())}.",
+            f"The samples' mean pixels: {span(samples.mean(axis=1))}; their mean distances from 0 or 1: "
+            f"{span(blur.mean(axis=1))}.",
+        ])
 
     def _describe(self):
         return f"DigitsWidget(hidden={self.hidden.value}, epoch={self.epoch.value}, steps={self.steps.value})"

@@ -15,7 +15,8 @@ from .._random import as_generator
 from ..partition_study import METHODS, LogZComparison, compare_log_z
 from ..plotting._fit import BookFigure
 from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_ON, _tidy, text_colour
-from ..plotting.partition import ERROR_RANGE, _draw_log_z, _marker_kwargs
+from ..plotting._words import describe, number, ranked, span
+from ..plotting.partition import ERROR_RANGE, FLAG_WORDS, _draw_log_z, _marker_kwargs
 from ._base import FigureWidget
 
 #: The default temperature grid: beta = 1/T from 0.1 to 1 in steps of 0.1.
@@ -112,6 +113,31 @@ class PartitionWidget(FigureWidget):
         ax_e = fig.add_subplot(self._grid(fig)[1])
         self._draw_bars(ax_e, comp, t, k)
         ax_e.set_title(f"T = {comp.temperatures[t]:.3g}, exact log Z = {comp.exact[t]:.3f}", fontsize=FONT_SIZE)
+        self._describe_picture(fig, comp, t, k)
+
+    def _describe_picture(self, fig, comp, t, k):
+        T, names = comp.temperatures, [METHODS[key] for key in comp.methods]
+        err = np.array([comp.log_z[key][k, t] - comp.exact[t] for key in comp.methods])
+        sd = np.array([comp.error[key][k, t] for key in comp.methods])
+        closest, farthest = int(ranked(-np.abs(err))[0]), int(ranked(np.abs(err))[0])
+        rows = []
+        for i, key in enumerate(comp.methods):
+            flag = FLAG_WORDS.get(comp.flags[key][t].strip(), comp.flags[key][t].strip())
+            rows.append(f"{names[i]} {number(err[i])}" + ("" if np.isnan(sd[i]) else f" ± {number(sd[i])}")
+                        + (f" ({flag})" if flag else ""))
+        mark = "" if self.mark_T is None else f" and a dashed line at T = {number(self.mark_T, 3)}"
+        describe(fig, [
+            f"At temperature T = {number(T[t], 3)} (the slider, {len(T)} temperatures {span(T, 3)}) the exact log Z "
+            f"of the {comp.n_units} {comp.units} is {number(comp.exact[t], 3)}; right, each estimator's error, "
+            f"estimate − exact, the sampling ones with {self.budget} passes over W.",
+            f"Closest is {names[closest]} ({number(err[closest])}), farthest {names[farthest]} "
+            f"({number(err[farthest])}).",
+        ], [
+            f"Left: log Z per unit against T, exact {span(comp.exact / comp.n_units)}, with every estimate as "
+            f"markers, a dotted line at the chosen T{mark}.",
+            f"Errors at T = {number(T[t], 3)}, ± one standard error where a method has one (the bars span two): "
+            f"{'; '.join(rows)}.",
+        ])
 
     @staticmethod
     def _draw_bars(ax, comp, t, k):
