@@ -39,7 +39,7 @@ from ._style import (
     _tidy,
     series_style,
 )
-from ._words import count, describe, number, ranked
+from ._words import count, describe, number, ranked, span
 
 #: Blue for negative couplings, white for none, red for positive ones (the book's weight colours).
 _COUPLING_CMAP = LinearSegmentedColormap.from_list("bm_couplings", [NEGATIVE, "#ffffff", POSITIVE])
@@ -48,30 +48,6 @@ _COUPLING_CMAP = LinearSegmentedColormap.from_list("bm_couplings", [NEGATIVE, "#
 _LARGE_L = 512
 #: Panels of plot_lattices and matrices of plot_coupling_matrices listed one by one in the words.
 _LISTED = 6
-
-
-def _number(x, digits=2):
-    """:func:`~bmlib.plotting._words.number`, but ``"120"`` where it would write ``"1.2e+02"``.
-
-    Autocorrelation times and susceptibilities reach the hundreds; a student
-    reads "120 sweeps" more easily than "1.2e+02 sweeps". Still ``digits``
-    significant digits (the rest are zeros), so the words are as stable.
-    """
-    text = number(x, digits)
-    if "e+" in text and abs(float(text.replace("\u2212", "-"))) < 1e6:
-        value = float(text.replace("\u2212", "-"))
-        return number(value, len(str(int(abs(value)))))
-    return text
-
-
-def _span(values, digits=2):
-    """``"from a to b"`` (or ``"all a"``) for the finite ``values``, written with :func:`_number`."""
-    values = np.asarray(values, dtype=float)
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return "with no finite values"
-    low, high = _number(values.min(), digits), _number(values.max(), digits)
-    return f"all {low}" if low == high else f"from {low} to {high}"
 
 
 def _lattice_grids(states, shape):
@@ -119,7 +95,7 @@ def _alike_pairs(grids):
 
 def _percent(fraction):
     """``"52%"``: a fraction in [0, 1] as a percentage with two significant digits."""
-    return f"{_number(100 * fraction)}%"
+    return f"{number(100 * fraction)}%"
 
 
 def _lattice_words(grid):
@@ -134,15 +110,15 @@ def _describe_lattices(fig, grids, labels, e, m):
     if k == 1:
         titled = f", titled {names[0]}" if labels is not None else ""
         describe(fig, [f"A {rows} x {cols} periodic lattice of spins (dark +1, white −1){titled}, with energy per "
-                       f"spin e = {_number(e[0])} and magnetization per spin m = {_number(m[0])}.",
+                       f"spin e = {number(e[0])} and magnetization per spin m = {number(m[0])}.",
                        f"{_lattice_words(grids[0])[0].upper()}{_lattice_words(grids[0])[1:]}."])
         return
-    shown = [f"{names[i]}: e = {_number(e[i])}, m = {_number(m[i])}, {_lattice_words(grids[i])}"
+    shown = [f"{names[i]}: e = {number(e[i])}, m = {number(m[i])}, {_lattice_words(grids[i])}"
              for i in range(min(k, _LISTED))]
     more = f"; and {count(k - _LISTED, 'more panel')}" if k > _LISTED else ""
     describe(fig, [f"{k} {rows} x {cols} periodic lattices of spins side by side (dark +1, white −1), each titled "
                    "with its energy per spin e and magnetization per spin m.",
-                   f"m runs {_span(m)} and e {_span(e)}."], "; ".join(shown) + more + ".")
+                   f"m runs {span(m)} and e {span(e)}."], "; ".join(shown) + more + ".")
 
 
 def _describe_couplings(fig, Ws, titles, limits):
@@ -160,8 +136,8 @@ def _describe_couplings(fig, Ws, titles, limits):
             continue
         each = (f"every unit is coupled to {degree[0]} others" if degree.min() == degree.max()
                 else f"each unit is coupled to {degree.min()} to {degree.max()} others")
-        long.append(f"{name}: couplings {_span(upper)} ({int((upper > 0).sum())} positive, "
-                    f"{int((upper < 0).sum())} negative); {each}; colour scale ±{_number(limit)}.")
+        long.append(f"{name}: couplings {span(upper)} ({int((upper > 0).sum())} positive, "
+                    f"{int((upper < 0).sum())} negative); {each}; colour scale ±{number(limit)}.")
     describe(fig, "Coupling matrices w_ij as images, unit i down and unit j across, red for positive, blue for "
                   "negative and white for zero, each on its own colour scale: " + "; ".join(short) + ".", long)
 
@@ -247,13 +223,13 @@ def _draw_phase_transition(fig, temperatures, scan, L, J):
 
 
 def _at(T, values, k):
-    return f"{_number(values[k])} at T = {_number(T[k], 3)}"
+    return f"{number(values[k])} at T = {number(T[k], 3)}"
 
 
 def _longest(T, tau):
     """``", longest at T = 2.3"``, or nothing when no time is finite."""
     tau = np.asarray(tau, dtype=float)
-    return f", longest at T = {_number(T[ranked(tau)[0]], 3)}" if np.isfinite(tau).any() else ""
+    return f", longest at T = {number(T[ranked(tau)[0]], 3)}" if np.isfinite(tau).any() else ""
 
 
 def _describe_phase_transition(fig, T, scan, L, J, T_grid, c_small, c_large):
@@ -265,20 +241,20 @@ def _describe_phase_transition(fig, T, scan, L, J, T_grid, c_small, c_large):
     peak_small, peak_large = int(ranked(c_small, 6)[0]), int(ranked(c_large, 6)[0])
     off = np.abs(np.asarray(e.value) - kaufman_energy_per_spin(L, L, T, J))
     summary = [
-        f"Four panels against the temperature T {_span(T, 3)} for the {L} x {L} periodic Ising lattice: |m|, e, "
+        f"Four panels against the temperature T {span(T, 3)} for the {L} x {L} periodic Ising lattice: |m|, e, "
         f"c and autocorrelation times, Monte Carlo points with error bars over exact curves; T_c = "
-        f"{_number(Tc, 3)} dotted.",
+        f"{number(Tc, 3)} dotted.",
         f"|m| {'falls' if m.value[last] < m.value[first] else 'goes'} from {_at(T, m.value, first)} to "
         f"{_at(T, m.value, last)}, and the measured c is largest, {_at(T, c.value, top_c)}.",
     ]
     details = [
-        f"Magnetization |m|: Yang's curve for the infinite lattice is {_number(yang_magnetization(T[first], J))} "
-        f"at T = {_number(T[first], 3)} and 0 above T_c.",
-        f"Energy per spin: Monte Carlo e {_span(e.value)}, at most {_number(off.max())} from Kaufman's exact "
-        f"{L} x {L} curve (error bars up to {_number(np.max(e.error))}).",
-        f"Specific heat: Monte Carlo c {_span(c.value)}; Kaufman's exact {L} x {L} curve peaks at "
+        f"Magnetization |m|: Yang's curve for the infinite lattice is {number(yang_magnetization(T[first], J))} "
+        f"at T = {number(T[first], 3)} and 0 above T_c.",
+        f"Energy per spin: Monte Carlo e {span(e.value)}, at most {number(off.max())} from Kaufman's exact "
+        f"{L} x {L} curve (error bars up to {number(np.max(e.error))}).",
+        f"Specific heat: Monte Carlo c {span(c.value)}; Kaufman's exact {L} x {L} curve peaks at "
         f"{_at(T_grid, c_small, peak_small)}, the {_LARGE_L} x {_LARGE_L} one at {_at(T_grid, c_large, peak_large)}.",
-        f"Autocorrelation time of |m| {_span(m.tau)} sweeps{_longest(T, m.tau)}, of e {_span(e.tau)} sweeps.",
+        f"Autocorrelation time of |m| {span(m.tau)} sweeps{_longest(T, m.tau)}, of e {span(e.tau)} sweeps.",
     ]
     describe(fig, summary, details)
 
@@ -502,8 +478,8 @@ def _crossing_words(T, scans, a, b, name):
     found = _crossings(T, scan_a[name].value, scan_b[name].value)
     pair = f"L = {L_a} and L = {L_b}"
     if not found:
-        return f"{pair} do not cross between T = {_number(T.min(), 3)} and {_number(T.max(), 3)}"
-    at = ", ".join(f"{_number(t, 3)}" for t in found[:3]) + (" ..." if len(found) > 3 else "")
+        return f"{pair} do not cross between T = {number(T.min(), 3)} and {number(T.max(), 3)}"
+    at = ", ".join(f"{number(t, 3)}" for t in found[:3]) + (" ..." if len(found) > 3 else "")
     return f"{pair} cross {'once' if len(found) == 1 else f'{len(found)} times'}, at T ≈ {at}"
 
 
@@ -514,12 +490,12 @@ def _sizes(scans):
 
 def _describe_binder(fig, T, scans, Tc):
     lo, hi = int(np.argmin(T)), int(np.argmax(T))
-    summary = [f"Binder cumulant U against the temperature T {_span(T, 3)} for lattice sides L = {_sizes(scans)}, "
-               f"with T_c = {_number(Tc, 3)} dotted."]
+    summary = [f"Binder cumulant U against the temperature T {span(T, 3)} for lattice sides L = {_sizes(scans)}, "
+               f"with T_c = {number(Tc, 3)} dotted."]
     if len(scans) > 1:
         summary.append(f"The curves of {_crossing_words(T, scans, 0, len(scans) - 1, 'binder')}.")
-    details = [f"L = {L}: U is {_number(scan['binder'].value[lo])} at T = {_number(T[lo], 3)} and "
-               f"{_number(scan['binder'].value[hi])} at T = {_number(T[hi], 3)}." for L, scan in scans]
+    details = [f"L = {L}: U is {number(scan['binder'].value[lo])} at T = {number(T[lo], 3)} and "
+               f"{number(scan['binder'].value[hi])} at T = {number(T[hi], 3)}." for L, scan in scans]
     if len(scans) > 2:
         details += [f"{_crossing_words(T, scans, k, k + 1, 'binder')}." for k in range(len(scans) - 1)]
     describe(fig, summary, details)
@@ -640,20 +616,20 @@ def _slope(x, y):
 
 def _describe_susceptibility(fig, T, scans, sides, peaks, exponent, Tc):
     slope = _slope(sides, peaks)
-    grows = f", like L^{_number(slope)}" if slope is not None else ""
+    grows = f", like L^{number(slope)}" if slope is not None else ""
     summary = [
-        f"Left: the susceptibility per spin against the temperature T {_span(T, 3)} for lattice sides "
-        f"L = {_sizes(scans)} (logarithmic axis), with T_c = {_number(Tc, 3)} dotted. Right: the largest value of "
-        f"each curve against L on logarithmic axes, beside a dashed line proportional to L^{_number(exponent, 3)}.",
-        f"The peak grows from {_number(peaks[0])} at L = {scans[0][0]} to {_number(peaks[-1])} at "
+        f"Left: the susceptibility per spin against the temperature T {span(T, 3)} for lattice sides "
+        f"L = {_sizes(scans)} (logarithmic axis), with T_c = {number(Tc, 3)} dotted. Right: the largest value of "
+        f"each curve against L on logarithmic axes, beside a dashed line proportional to L^{number(exponent, 3)}.",
+        f"The peak grows from {number(peaks[0])} at L = {scans[0][0]} to {number(peaks[-1])} at "
         f"L = {scans[-1][0]}{grows}.",
     ]
     details = []
     for L, scan in scans:
         chi = scan["susceptibility"]
         k = int(ranked(chi.value)[0])  # the lowest T among values that read the same
-        details.append(f"L = {L}: largest {_number(chi.value[k])} ± {_number(chi.error[k])} at T = "
-                       f"{_number(T[k], 3)}, over a range {_span(chi.value)}.")
+        details.append(f"L = {L}: largest {number(chi.value[k])} ± {number(chi.error[k])} at T = "
+                       f"{number(T[k], 3)}, over a range {span(chi.value)}.")
     describe(fig, summary, details)
 
 
@@ -715,14 +691,14 @@ def plot_critical_slowing(result, exponent=2.17):
 def _describe_slowing(fig, result, exponent):
     L = result.sides
     z_heat, z_wolff = _slope(L, result.heat_bath), _slope(L, result.wolff)
-    like = lambda z: f", like L^{_number(z)}" if z is not None else ""  # noqa: E731
+    like = lambda z: f", like L^{number(z)}" if z is not None else ""  # noqa: E731
     summary = [
         f"Autocorrelation time of |m| in sweeps against the lattice side L = {', '.join(str(int(x)) for x in L)} "
-        f"at T = {_number(result.temperature, 3)}, both axes logarithmic.",
-        f"Heat-bath sweeps (one spin at a time, circles) take {_span(result.heat_bath)} sweeps{like(z_heat)}, "
-        f"beside a dashed line proportional to L^{_number(exponent, 3)}; Wolff's cluster updates (squares) take "
-        f"{_span(result.wolff)} sweeps{like(z_wolff)}.",
+        f"at T = {number(result.temperature, 3)}, both axes logarithmic.",
+        f"Heat-bath sweeps (one spin at a time, circles) take {span(result.heat_bath)} sweeps{like(z_heat)}, "
+        f"beside a dashed line proportional to L^{number(exponent, 3)}; Wolff's cluster updates (squares) take "
+        f"{span(result.wolff)} sweeps{like(z_wolff)}.",
     ]
-    details = [f"L = {int(side)}: heat bath {_number(heat)}, Wolff {_number(wolff)} sweeps."
+    details = [f"L = {int(side)}: heat bath {number(heat)}, Wolff {number(wolff)} sweeps."
                for side, heat, wolff in zip(L, result.heat_bath, result.wolff)]
     describe(fig, summary, details)

@@ -21,7 +21,8 @@ from ..kaufman import kaufman_energy_per_spin
 from ..plotting._fit import BookFigure
 from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, NEUTRAL_TEXT, UNIT_ON
 from ..plotting._words import count, describe, description_of
-from ..plotting.ising import _draw_lattice, _lattice_words, _number, _reference_curves, _span
+from ..plotting._words import number, span
+from ..plotting.ising import _draw_lattice, _lattice_words, _reference_curves
 from ..sampling.chains import sample
 from ..sampling.couplings import SquareLattice
 from ._base import FigureWidget
@@ -226,16 +227,16 @@ class IsingWidget(FigureWidget):
         grid = self.state
         J, L = self.J, self.L
         describe(fig, [
-            f"A {L} x {L} Ising lattice (dark +1, white −1) at T = {_number(T, 3)} "
-            f"(T/T_c = {_number(T / critical_temperature(J), 3)}) and field H = {_number(self.h)}, "
-            f"after {self._total_sweeps} sweeps from {start}: m = {_number(grid.mean())}, "
+            f"A {L} x {L} Ising lattice (dark +1, white −1) at T = {number(T, 3)} "
+            f"(T/T_c = {number(T / critical_temperature(J), 3)}) and field H = {number(self.h)}, "
+            f"after {self._total_sweeps} sweeps from {start}: m = {number(grid.mean())}, "
             f"{_lattice_words(grid)}.",
-            f"The last {count(self.sweeps_per_step, 'sweep')} average |m| = {_number(m)} and e = {_number(e)}, "
+            f"The last {count(self.sweeps_per_step, 'sweep')} average |m| = {number(m)} and e = {number(e)}, "
             "drawn as a large diamond beside the exact curves against T.",
         ], [
-            f"Exact values at this T for H = 0: Yang's |m| = {_number(yang_magnetization(T, J))} (infinite lattice), "
-            f"Onsager's e = {_number(onsager_energy_per_spin(T, J))} (infinite lattice), Kaufman's "
-            f"e = {_number(kaufman_energy_per_spin(L, L, T, J))} ({L} x {L}).",
+            f"Exact values at this T for H = 0: Yang's |m| = {number(yang_magnetization(T, J))} (infinite lattice), "
+            f"Onsager's e = {number(onsager_energy_per_spin(T, J))} (infinite lattice), Kaufman's "
+            f"e = {number(kaufman_energy_per_spin(L, L, T, J))} ({L} x {L}).",
             (f"{count(len(past), 'earlier step')} as grey dots: {_values('T', past[:, 0], 3)}, "
              f"{_values('|m|', past[:, 2])}, {_values('e', past[:, 1])}." if len(past) else "No earlier steps yet."),
         ])
@@ -266,7 +267,7 @@ class IsingWidget(FigureWidget):
 
 def _values(name, values, digits=2):
     """``"T = 2.5"`` when all ``values`` read the same, else ``"T from 1.5 to 2.5"``."""
-    words = _span(values, digits)
+    words = span(values, digits)
     return f"{name} = {words[4:]}" if words.startswith("all ") else f"{name} {words}"
 
 
