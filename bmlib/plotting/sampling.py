@@ -137,10 +137,12 @@ def _describe_sampled(fig, frequencies, p, units, subject):
     gap = np.abs(frequencies - p)
     worst = int(ranked(gap)[0])
     listed = ", ".join(f"{names[k]} (p = {number(p[k])}, sampled {number(frequencies[k])})" for k in top)
+    alike = sum(number(x) == number(p[first]) for x in p)  # states as probable as the first, as written
+    which = "the most probable state" if alike == 1 else f"one of the {alike} most probable states"
     describe(fig, [
         f"Bar chart of the exact probability p(s) (wide bars) and the sampled frequency (narrow bars) of the "
         f"{2**n} states of {count(n, 'unit')}, for {subject}.",
-        f"Total-variation distance {number(total_variation(frequencies, p))}; the most probable state, "
+        f"Total-variation distance {number(total_variation(frequencies, p))}; {which}, "
         f"{names[first]}, has p = {number(p[first])} and was sampled a fraction {number(frequencies[first])} of "
         f"the time.",
     ], [
@@ -281,7 +283,8 @@ def plot_convergence(W, b=None, T=1.0, units="spins", *, initial=None, n_sweeps=
     chain after ``t`` sweeps and the Boltzmann-Gibbs distribution, from the
     exact transition matrix. Dots: the same distance for the histogram of
     ``n_chains`` sampled chains, which levels off at the noise of a finite
-    histogram. One colour per update rule; logarithmic vertical axis.
+    histogram. Each update rule has its colour, and its own dash (lines) and
+    marker (dots); logarithmic vertical axis.
     Explained in the chapter "The Boltzmann-Gibbs distribution".
 
     Parameters
@@ -361,7 +364,8 @@ def _describe_convergence(fig, curves, T, start, n_chains, threshold=0.1):
         f"in {start} at T = {number(T, 3)}: exact (lines) and from {n_chains:,} sampled chains (points), for "
         f"{' and '.join(names)}.",
         f"From {start_distance}, the exact distance falls to {ends} after {n_sweeps} sweeps.",
-    ], [fastest] + per_rule + ["The sampled distances cannot fall below the noise of a histogram of finitely many chains."])
+    ], [fastest, *per_rule, "The sampled distances cannot fall below the noise of a histogram of finitely many "
+                            "chains."])
 
 
 def plot_autocorrelation(series, label="energy E", n_trace=400, max_lag=None):
@@ -376,7 +380,8 @@ def plot_autocorrelation(series, label="energy E", n_trace=400, max_lag=None):
     series : array_like of shape (n_samples, n_chains), or dict of str to such arrays
         One series per chain, e.g. ``result.energies``; a dict compares
         several runs, keyed by ``"heat_bath"``, ``"metropolis"`` (drawn in
-        the book's colours for these rules) or any name.
+        the book's colours and dashes for these rules) or any name; each
+        curve has its own colour, dash and marker.
     label : str
         What the series is, for the vertical axis.
     n_trace : int
@@ -434,20 +439,18 @@ def plot_autocorrelation(series, label="energy E", n_trace=400, max_lag=None):
     ax_r.legend(fontsize=FONT_SIZE - 1, frameon=False)
     for ax in (ax_x, ax_r):
         _tidy(ax)
-    _describe_autocorrelation(fig, named, taus, rhos, label, n_trace)
+    _describe_autocorrelation(fig, named, taus, rhos, label, n_trace, max_lag)
     return fig
 
 
-def _describe_autocorrelation(fig, named, taus, rhos, label, n_trace):
+def _describe_autocorrelation(fig, named, taus, rhos, label, n_trace, max_lag):
     keys = list(named)
     names = [RULE_STYLE.get(key, (None, key))[1] for key in keys]
     first = named[keys[0]][:n_trace, 0]
-    max_lag = len(rhos[keys[0]]) - 1
-    lag = min(5, max_lag)
-    times = ", ".join(f"{name} \u03c4 = {number(taus[key])} sweeps" for key, name in zip(keys, names))
+    times = ", ".join(f"{name} \u03c4 = {_sweeps(taus[key])}" for key, name in zip(keys, names))
     if len(keys) == 1:
         what = f"{label} in the first chain over {first.size} sweeps (top), and its autocorrelation \u03c1(t)"
-        shows = f"Its autocorrelation time is \u03c4 = {number(taus[keys[0]])} sweeps."
+        shows = f"Its autocorrelation time is \u03c4 = {_sweeps(taus[keys[0]])}."
         slower = ""
     else:
         what = (f"{label} in the first chain of {names[0]} over {first.size} sweeps (top), and the "
@@ -464,15 +467,31 @@ def _describe_autocorrelation(fig, named, taus, rhos, label, n_trace):
     ], [
         f"The trace of {label} runs {span(first)}.",
     ] + [
-        f"{_capital(name) + ': ' if len(keys) > 1 else ''}\u03c1(1) = {number(rhos[key][min(1, max_lag)])}, "
-        f"\u03c1({lag}) = {number(rhos[key][lag])}."
-        for key, name in zip(keys, names)
+        f"{_capital(name) + ': ' if len(keys) > 1 else ''}{_rho(rhos[key])}" for key, name in zip(keys, names)
     ])
 
 
+def _rho(rho, lag=5):
+    """``"ρ(1) = a, ρ(5) = b."``, as far as ``rho`` goes."""
+    lags = [t for t in sorted({1, min(lag, rho.size - 1)}) if 0 < t < rho.size]
+    return ", ".join(f"\u03c1({t}) = {number(rho[t])}" for t in lags) + "."
+
+
+def _sweeps(tau):
+    return f"{number(tau)} sweeps" if np.isfinite(tau) else number(tau)
+
+
+def _goes(first, last):
+    """``"falls from a to b"``, ``"rises from a to b"`` or ``"stays at a"``, as the written numbers read."""
+    a, b = number(first), number(last)
+    if a == b:
+        return f"stays at {a}"
+    return f"{'falls' if last < first else 'rises'} from {a} to {b}"
+
+
 def _capital(text):
-    """``text`` with its first letter a capital, for a name that opens a sentence."""
-    return text[:1].upper() + text[1:]
+    """An update rule's name with its first letter a capital, to open a sentence; other names as given."""
+    return text[:1].upper() + text[1:] if text in RULE_NAMES.values() else text
 
 
 def plot_annealing(result, descent=None, ground_energy=None, n_traces=8):
@@ -481,7 +500,8 @@ def plot_annealing(result, descent=None, ground_energy=None, n_traces=8):
     Top: the temperature of each sweep. Bottom left: the energy after each
     sweep, for ``n_traces`` chains (thin) and averaged over all chains
     (thick). Bottom right: how many chains end at each energy, for the
-    annealed chains and, if given, for energy descent from random states.
+    annealed chains (dark bars) and, if given, for energy descent from
+    random states (hatched bars).
     Explained in the chapter "The Boltzmann-Gibbs distribution".
 
     Parameters
@@ -575,16 +595,17 @@ def _describe_annealing(fig, temps, E, descent, ground_energy, n_drawn):
                                                                  else descent.min())
     where = "the lowest energy of any state" if ground_energy is not None else "the lowest final energy found"
     summary = [
-        f"Simulated annealing of {n_chains:,} chains over {n_sweeps} sweeps: the temperature schedule "
+        f"Simulated annealing of {n_chains:,} chain{'s' * (n_chains != 1)} over {count(n_sweeps, 'sweep')}: "
+        f"the temperature schedule "
         f"(top, T from {number(temps[0], 3)} to {number(temps[-1], 3)}), the energy after each sweep (bottom left) "
-        f"and how many chains end at each energy (right).",
-        f"The mean energy falls from {number(mean[0])} to {number(mean[-1])}; a fraction "
+        f"and where the chains end (right).",
+        f"The mean energy {_goes(mean[0], mean[-1])}; a fraction "
         f"{number(_at_lowest(final, lowest))} of the annealed chains end at {where}, {number(lowest)}"
         + (f", against {number(_at_lowest(descent, lowest))} with energy descent alone." if descent is not None
            else "."),
     ]
     details = [
-        f"The thick line is the mean energy of all {n_chains:,} chains"
+        f"The thick line is the mean energy of {'all ' * (n_chains > 1)}{n_chains:,} chain{'s' * (n_chains != 1)}"
         + (f"; the thin grey lines, {count(n_drawn, 'single chain')}." if n_drawn else "."),
         f"Energies of the annealed chains at the end run {span(final)}, mean {number(final.mean())}.",
     ]
@@ -663,7 +684,7 @@ def _describe_free_energy(fig, curves, n):
         f"Two panels against temperature T from {number(T[lo], 3)} to {number(T[hi], 3)} (logarithmic axis), "
         f"for {units}: left, the free energy F = \u2212T log Z, the mean energy <E> and \u2212T S, with "
         f"F = <E> \u2212 T S; right, the heat capacity Var E / T\u00b2.",
-        f"F falls from {number(F[lo])} to {number(F[hi])} as T rises, and the heat capacity is largest, "
+        f"F {_goes(F[lo], F[hi])} as T rises, and the heat capacity is largest, "
         f"{number(C[peak])}, {where}.",
     ], [
         f"From the lowest to the highest temperature, <E> goes from {number(mean_E[lo])} to "
