@@ -9,8 +9,10 @@ its controls.
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from matplotlib.colors import to_rgb
 
 import bmlib as bm
+from bmlib.plotting._fit import contrast_on_white
 from bmlib.plotting._words import FALLBACK_OPENING, number
 
 W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 1, 0]])
@@ -42,6 +44,16 @@ def boltzmann(T, W=W4, b=B4, units="spins"):
 
 def distinct(values):
     return len(set(map(str, values))) == len(values)
+
+
+def readable(lines):
+    """Every line and its markers at 3 : 1 contrast on white, as drawn (its alpha blended with white)."""
+    for line in lines:
+        for colour in (line.get_color(), line.get_markerfacecolor()):
+            rgb = np.array(to_rgb(colour))
+            alpha = 1.0 if line.get_alpha() is None else line.get_alpha()
+            assert contrast_on_white(alpha * rgb + (1 - alpha)) >= 3.0, (line.get_label(), colour, alpha)
+    return True
 
 
 # --- plot_sampled_distribution -----------------------------------------------------------------
@@ -77,6 +89,7 @@ def test_flip_probability_words_and_styles():
     heat_bath, metropolis = fig.axes[0].lines[:2]
     assert heat_bath.get_linestyle() != metropolis.get_linestyle()
     assert heat_bath.get_marker() != metropolis.get_marker()
+    assert readable([heat_bath, metropolis])
 
 
 # --- plot_convergence ---------------------------------------------------------------------------
@@ -95,6 +108,7 @@ def test_convergence_words_are_the_exact_distances():
     exact_hb, sampled_hb, exact_m, sampled_m = fig.axes[0].lines
     assert exact_hb.get_linestyle() != exact_m.get_linestyle()  # the exact lines differ by dash
     assert sampled_hb.get_marker() != sampled_m.get_marker()  # the sampled points by marker
+    assert readable(fig.axes[0].lines)
 
 
 # --- plot_autocorrelation -----------------------------------------------------------------------
@@ -110,7 +124,7 @@ def test_autocorrelation_words_give_tau():
     assert f"runs from {number(first.min())} to {number(first.max())}" in d.details
     rho = [line for line in fig.axes[1].lines if line.get_label().startswith(("heat", "Metro"))]
     assert len(rho) == 2 and distinct([line.get_linestyle() for line in rho])
-    assert distinct([line.get_marker() for line in rho])
+    assert distinct([line.get_marker() for line in rho]) and readable(rho)
     # One bare series: its tau, no comparison.
     single = words(bm.plot_autocorrelation(runs["metropolis"], label="energy E"))
     assert f"\u03c4 = {number(bm.autocorrelation_time(runs['metropolis']))} sweeps" in single.summary
@@ -122,6 +136,7 @@ def test_autocorrelation_of_other_names_keeps_curves_apart():
     rho = [line for line in fig.axes[1].lines if ":" in line.get_label()]
     assert len(rho) == 4
     assert distinct([line.get_linestyle() for line in rho]) and distinct([line.get_marker() for line in rho])
+    assert readable(rho)
     assert "run a" in words(fig).summary
 
 
@@ -142,6 +157,7 @@ def test_annealing_words_count_the_chains_at_the_ground_state():
     assert f"against {number(descent_at_ground)} with energy descent alone" in d.summary
     assert f"The mean energy falls from {number(result.energies[0].mean())}" in d.summary
     assert "3 single chains" in d.details
+    assert readable(fig.axes[0].lines) and readable(fig.axes[1].lines)  # the schedule, the traces and the mean
     # The two histograms differ by hatching as well as by colour.
     assert len({p.get_hatch() for p in fig.axes[2].patches}) == 2
     # Without descent or ground energy the words still come from the data.
@@ -168,6 +184,7 @@ def test_free_energy_words_find_the_heat_capacity_peak():
     lines = fig.axes[0].lines
     assert len(lines) == 3
     assert distinct([line.get_linestyle() for line in lines]) and distinct([line.get_marker() for line in lines])
+    assert readable(lines) and readable(fig.axes[1].lines)
 
 
 # --- sampling_widget ----------------------------------------------------------------------------
