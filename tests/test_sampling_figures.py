@@ -106,11 +106,13 @@ def is_png(data):
 
 def test_sampling_widget_mimebundle_has_png_and_stable_text():
     widget = bm.sampling_widget(W4, B4, T=1.0, initial=[-1, -1, 1, 1])
-    bundle = widget._repr_mimebundle_()
+    # The bundle comes with its metadata: the picture's alt is the figure's words.
+    bundle, metadata = widget._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert base64.b64decode(bundle["image/png"]) == widget.figure_png() and is_png(widget.figure_png())
+    assert metadata["image/png"]["alt"] == widget.figure_description.text
     text = bundle["text/plain"]
-    assert text == bm.sampling_widget(W4, B4, T=1.0, initial=[-1, -1, 1, 1])._repr_mimebundle_()["text/plain"]
+    assert text == bm.sampling_widget(W4, B4, T=1.0, initial=[-1, -1, 1, 1])._repr_mimebundle_()[0]["text/plain"]
     assert text.startswith("SamplingWidget: n=4 units") and "--++" in text and "0x" not in text
 
 

@@ -16,6 +16,7 @@ from .._checks import (
 from .._random import as_generator
 from ..exact import boltzmann_distribution
 from ..plotting._style import state_labels
+from ..plotting._words import number
 from ..plotting.sampling import RULE_STYLE, _draw_sampled_distribution
 from ..sampling.chains import sample
 from ..sampling.transition import state_frequencies, total_variation
@@ -85,9 +86,11 @@ class SamplingWidget(FigureWidget):
 
     def _describe(self):
         n = self._W.shape[0]
-        start = "random states" if self._initial is None else "the state " + state_labels(self._initial, self.units)
-        return (f"SamplingWidget: n={n} units ({self.units}), {self._n_chains} chains started from {start}; "
+        return (f"SamplingWidget: n={n} units ({self.units}), {self._n_chains} chains started from {self._start()}; "
                 "run the notebook live to drag the sliders for T and the number of sweeps")
+
+    def _start(self):
+        return "random states" if self._initial is None else "the state " + state_labels(self._initial, self.units)
 
     def _states(self, T, rule):
         """The chains' states after sweeps 1 to max_sweeps, from the widget's seed.
@@ -114,8 +117,11 @@ class SamplingWidget(FigureWidget):
                 f"counted\ntotal-variation distance {total_variation(self._frequencies, self._exact):.3f}")
         grid = fig.add_gridspec(1, 1, left=0.1, right=0.98, top=0.86, bottom=0.12)
         # No text label under each state (as in the energy widget): each costs about a millisecond per redraw.
+        start = "random states" if self._initial is None else state_labels(self._initial, self.units)
+        subject = (f"the states of {self._n_chains:,} {RULE_STYLE[rule][1]} chain{'s' * (self._n_chains != 1)} "
+                   f"over {n_sweeps} sweep{'s' * (n_sweeps != 1)} from {start} at T = {number(T, 3)}")
         _draw_sampled_distribution(fig, self._frequencies, self._exact, self.units, spec=grid[0], labels=False,
-                                   note=note)
+                                   note=note, subject=subject)
 
 
 def sampling_widget(W, b=None, T=1.0, units="spins", *, initial=None, n_chains=100, n_sweeps=20, max_sweeps=200,
