@@ -259,7 +259,9 @@ def _network_words(W, b, s=None, opening="A network"):
     summary = [f"{opening} of {count(n, 'unit')} (numbered 0 to {n - 1}) on a circle, with a line for each "
                f"of its {count(len(w), 'nonzero weight')}: {positive} positive (red, the pair prefers to agree) "
                f"and {negative} negative (blue, the pair prefers to disagree); the stronger the weight, the "
-               f"thicker its line."]
+               f"thicker its line." if len(w) else
+               f"{opening} of {count(n, 'unit')} (numbered 0 to {n - 1}) on a circle, with no lines: every "
+               f"weight is 0."]
     if len(w):
         # Every weight as strong as the strongest (as written), not the one a last bit picks.
         order = ranked(np.abs(w))

@@ -277,13 +277,18 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
     left = _draw_self_consistency(ax_left, J, b, temperatures, start)
     right = _draw_pitchfork(ax_right, J, b, T_range, n)
     fork = f", a pitchfork at T = J = {number(J, 3)}," if b == 0 else ""
+    # Up to two temperatures the summary has every one's solutions; beyond, the warmest and the coldest.
+    each, cobweb = left[:len(temperatures)], left[len(temperatures):]
+    shown = sorted({int(np.argmax(temperatures)), int(np.argmin(temperatures))}) if len(each) > 2 else range(len(each))
+    rest = [f"The solutions {'; '.join(each)}."] if len(each) > 2 else []
+    which = "" if len(each) <= 2 else f", at the warmest and coldest of {len(each)} temperatures,"
     describe(fig, [
-        f"Left: both sides of m = tanh((Jm + b)/T) against m, for the fully connected ferromagnet with "
-        f"J = {number(J, 3)}, b = {number(b, 3)}; the solutions, where the curves cross the diagonal, are "
-        f"{'; '.join(left[:len(temperatures)])}.",
+        f"Left: both sides of m = tanh((Jm + b)/T) against m for the fully connected ferromagnet, "
+        f"J = {number(J, 3)}, b = {number(b, 3)}; the solutions (crossings with the diagonal) are"
+        f"{which} {'; '.join(each[k] for k in shown)}.",
         f"Right: the solutions against T from {number(T_range[0], 3)} to {number(T_range[1], 3)}{fork} and the "
         f"exact averages of {n} spins.",
-    ], [*left[len(temperatures):], *right])
+    ], [*rest, *cobweb, *right])
     return fig
 
 
