@@ -21,7 +21,8 @@ def close_figures():
 
 
 def bars(ax):
-    (collection,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    # The first collection has every bar; a second one hatches the stable states' bars.
+    collection = [c for c in ax.collections if isinstance(c, PolyCollection)][0]
     return collection
 
 

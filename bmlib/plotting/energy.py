@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import PolyCollection
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
@@ -42,6 +43,11 @@ from ._style import (
 #: slider shows its value in the same format, so the two always read alike.
 TEMPERATURE_FORMAT = ".3g"
 
+#: Hatching of the stable states' bars: their second cue besides the colour
+#: (WCAG 1.4.1), so they stand out in greyscale and for readers who do not see
+#: orange; the key writes it as the hatched square "\u25a8".
+STABLE_HATCH = "////"
+
 #: Room kept free above the tallest energy bar for the "stable state" key, as
 #: a fraction of the bars' span: the key sits in that band and no bar reaches it.
 KEY_HEADROOM = 0.3
@@ -63,8 +69,10 @@ def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     ratios = [3, 3, 0.3 * min(n, MAX_LABELLED_UNITS) + 0.2]
     grid = (spec.subgridspec if spec is not None else fig.add_gridspec)(3, 1, height_ratios=ratios, hspace=0.1)
     ax_E, ax_p, ax_s = (fig.add_subplot(cell) for cell in grid)
+    stable = colours == HIGHLIGHT
     for ax, heights, label in ((ax_E, E, "energy E(s)"), (ax_p, p, f"p(s) at T = {T:{TEMPERATURE_FORMAT}}")):
         _bars(ax, heights, colours)
+        _hatch(ax, heights, stable)
         # Few y ticks, no x ticks, no mathtext: tick artists and TeX parsing are
         # the slowest parts of a fresh figure.
         ax.set(xticks=[])
@@ -88,10 +96,21 @@ def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     low, high = ax_E.get_ylim()
     top = max(E.max(), 0.0)
     ax_E.set_ylim(low, max(high, top + KEY_HEADROOM * (top - min(E.min(), 0.0) or 1.0)))
-    ax_E.text(0.99, 0.97, "\u25a0 stable state (local minimum)", color=HIGHLIGHT_TEXT, transform=ax_E.transAxes,
+    ax_E.text(0.99, 0.97, "\u25a8 stable state (local minimum, hatched)", color=HIGHLIGHT_TEXT, transform=ax_E.transAxes,
               ha="right", va="top", fontsize=FONT_SIZE - 1)
-    _describe_landscape(fig, S, E, p, colours == HIGHLIGHT, T, units)
+    _describe_landscape(fig, S, E, p, stable, T, units)
     return ax_E, ax_p, ax_s
+
+
+def _hatch(ax, heights, stable):
+    """Hatch the bars of the stable states (drawn by ``_bars``), one more collection over them."""
+    k = np.flatnonzero(stable)
+    verts = np.empty((len(k), 4, 2))
+    verts[..., 0] = k[:, None] + [-0.4, -0.4, 0.4, 0.4]
+    verts[..., 1] = heights[k][:, None] * [0, 1, 1, 0]
+    # The hatch takes the edge colour; a zero line width keeps the bar's outline as it was.
+    ax.add_collection(PolyCollection(verts, facecolors="none", edgecolors=UNIT_ON, linewidths=0,
+                                     hatch=STABLE_HATCH), autolim=False)
 
 
 def _describe_landscape(fig, S, E, p, stable, T, units):
@@ -121,9 +140,11 @@ def _draw_descent(fig, path, W=None, b=None, units=None):
     ax_E, ax_s = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[3, 2], hspace=0.1))
     ax_E.plot(steps, E, "o-", color=UNIT_ON, ms=5, zorder=2)
     end = "stable state" if path.converged else "last state (not yet stable)"
-    ax_E.plot(steps[-1], E[-1], "o", color=HIGHLIGHT, ms=10, zorder=1, label=end)
+    # A square behind the last dot: its shape, not only its colour, tells it from the other steps.
+    ax_E.plot(steps[-1], E[-1], "s", color=HIGHLIGHT, ms=11, zorder=1, label=end)
     for t, i in enumerate(path.flipped, start=1):
         ax_E.annotate(f"unit {i}", (t, E[t]), xytext=(5, 4), textcoords="offset points", fontsize=FONT_SIZE - 1)
+    ground = None
     if W is not None and n <= 16:
         ground = float(energy(all_states(n, units), W, b, units).min())
         ax_E.axhline(ground, ls="--", lw=1, color=NEUTRAL, label=f"lowest energy of any state ({ground:g})")
@@ -137,7 +158,42 @@ def _draw_descent(fig, path, W=None, b=None, units=None):
     on_off = "dark +1, light -1" if units == "spins" else "dark 1, light 0"
     ax_s.set_xlabel(f"step (one flip per step; {on_off})", fontsize=FONT_SIZE)
     _tidy(ax_E)
+    _describe_descent(fig, path, E, states, units, ground)
     return ax_E, ax_s
+
+
+def _describe_descent(fig, path, E, states, units, ground):
+    n, flips = states.shape[1], len(path.flipped)
+    start, stop = _state_name(states[0], units), _state_name(states[-1], units)
+    end = "a stable state" if path.converged else "a state that is not yet stable"
+    if flips == 0:
+        walk = f"The walk makes no flip: it stays at its start {start}, E = {number(E[0])}, {end}."
+    else:
+        walk = (f"The energy falls from {number(E[0])} to {number(E[-1])} in {count(flips, 'flip')}, "
+                f"from {start} to {stop}, {end}.")
+    summary = [f"Energy descent in a network of {count(n, 'unit')}: the energy after each step (top) and the states "
+               f"as columns (bottom).", walk]
+    details = []
+    if flips:
+        shown = min(flips, 12)
+        units_flipped = ", ".join(str(int(i)) for i in path.flipped[:shown])
+        energies = ", ".join(number(e) for e in E[1:shown + 1])
+        more = f", and {flips - shown} more" if flips > shown else ""
+        details.append(f"Units flipped, in order: {units_flipped}{more}; energies after them: {energies}{more}.")
+    if ground is not None:
+        # Compared as written, so that a last bit cannot turn "reached" into "stopped above".
+        reached = number(E[-1]) == number(ground)
+        details.append(f"The lowest energy of any state, the dashed line, is {number(ground)}: the walk "
+                       + ("reached it." if reached else f"stopped above it, at {number(E[-1])}."))
+    describe(fig, summary, details)
+
+
+def _state_name(s, units):
+    """A state as its text label ("+-+-") while short, otherwise as the units that are on."""
+    if len(s) <= 12:
+        return state_labels(s, units)
+    on = np.flatnonzero(s == 1)
+    return f"a state with {count(len(on), 'unit')} on"
 
 
 def plot_network(W, b=None, s=None, ax=None, show_values=None):
@@ -184,7 +240,59 @@ def plot_network(W, b=None, s=None, ax=None, show_values=None):
     else:
         ax = _new_figure((3.6, 3.6)).add_subplot()
     _draw_network(ax, W, None if b is None else b_checked, s, show_values)
+    if len(ax.figure.axes) == 1:  # a network among other panels is the caller's to describe
+        describe(ax.figure, *_network_words(W, b_checked, s))
     return ax.figure
+
+
+def _network_words(W, b, s=None, opening="A network"):
+    """(summary, details) of the picture ``_draw_network`` makes of ``W``, ``b`` and the state ``s``.
+
+    ``opening`` starts the first sentence; a figure with the network beside
+    other panels says where it is ("On the left, a network").
+    """
+    n = W.shape[0]
+    i, j = np.triu_indices(n, 1)
+    keep = W[i, j] != 0  # the edges _draw_network draws
+    i, j, w = i[keep], j[keep], W[i[keep], j[keep]]
+    positive, negative = int((w > 0).sum()), int((w < 0).sum())
+    summary = [f"{opening} of {count(n, 'unit')} (numbered 0 to {n - 1}) on a circle, with a line for each "
+               f"of its {count(len(w), 'nonzero weight')}: {positive} positive (red, the pair prefers to agree) "
+               f"and {negative} negative (blue, the pair prefers to disagree); the stronger the weight, the "
+               f"thicker its line." if len(w) else
+               f"{opening} of {count(n, 'unit')} (numbered 0 to {n - 1}) on a circle, with no lines: every "
+               f"weight is 0."]
+    if len(w):
+        # Every weight as strong as the strongest (as written), not the one a last bit picks.
+        order = ranked(np.abs(w))
+        strongest = [k for k in order if number(abs(w[k])) == number(abs(w[order[0]]))]
+        named = ", ".join(f"{_weight_name(i[k], j[k], n)} = {number(w[k])}" for k in strongest[:4])
+        more = f" and {len(strongest) - 4} more" if len(strongest) > 4 else ""
+        summary.append(f"The strongest: {named}{more}." if len(strongest) > 1 else f"The strongest is {named}.")
+    details = []
+    if 0 < len(w) <= 15:
+        details.append("Weights: " + ", ".join(f"{_weight_name(a, c, n)} = {number(v)}" for a, c, v in zip(i, j, w))
+                       + ".")
+    elif len(w):
+        details.append(f"Weights run {span(w)}.")
+    biased = np.flatnonzero(b)
+    if len(biased) == 0:
+        details.append("Every bias is 0.")
+    elif len(biased) <= 10:
+        rest = " (the others 0)" if len(biased) < n else ""
+        details.append("Biases: " + ", ".join(f"b_{k} = {number(b[k])}" for k in biased) + rest + ".")
+    else:
+        details.append(f"Biases run {span(b)}.")
+    if s is not None:
+        on = np.flatnonzero(np.asarray(s) == 1)
+        listed = ", ".join(str(k) for k in on) if len(on) <= 20 else count(len(on), "unit")
+        details.append(f"The state shown has {'no unit' if len(on) == 0 else 'units ' + listed} on (filled dark), "
+                       f"the others off (white).")
+    return summary, details
+
+
+def _weight_name(i, j, n):
+    return f"w_{i}{j}" if n <= 10 else f"w_{i},{j}"
 
 
 def plot_energy_landscape(W, b=None, T=1.0, units="spins"):
@@ -318,4 +426,26 @@ def plot_hebbian_recall(curve):
     ax.xaxis.label.set_fontsize(FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE, frameon=False, loc="lower left")
     _tidy(ax)
+    _describe_recall(fig, curve)
     return fig
+
+
+def _describe_recall(fig, curve):
+    loads, overlap, kept = curve.loads, curve.overlap, curve.retrieved
+    first, last = np.argmin(loads), np.argmax(loads)
+    summary = [f"Patterns stored in Hebbian weights of {count(curve.n, 'unit')}: the mean overlap after descent "
+               f"(solid line, circles) and the fraction of patterns kept, overlap at least 0.9 (dashed line, "
+               f"squares), against the load P / n.",
+               f"From load {number(loads[first])} to {number(loads[last])} the overlap goes from "
+               f"{number(overlap[first])} to {number(overlap[last])} and the patterns kept from "
+               f"{number(kept[first])} to {number(kept[last])}."]
+    # Every pattern kept is an exact 1.0 (a mean of booleans), not a threshold a float sits on.
+    whole = loads[kept == 1.0]
+    details = [f"A dotted line marks {HOPFIELD_CAPACITY}, the capacity of large networks.",
+               f"The largest load at which every pattern was kept is {number(whole.max())}." if len(whole)
+               else "At no load was every pattern kept."]
+    order = np.argsort(loads, kind="stable")
+    if len(order) <= 12:
+        details.append("Per load: " + "; ".join(f"{number(loads[k])}: overlap {number(overlap[k])}, "
+                                                 f"kept {number(kept[k])}" for k in order) + ".")
+    describe(fig, summary, details)

@@ -41,14 +41,16 @@ from ._style import (
     NEGATIVE,
     NEUTRAL,
     NEUTRAL_TEXT,
-    POSITIVE,
     UNIT_ON,
     _new_figure,
     _tidy,
+    series_style,
 )
+from ._words import count, describe, number, ranked, span
+#: Values closer to 0 than this are written as 0: a root or an average that is 0 by symmetry
+#: comes out of the arithmetic as 1e-17 or -3e-17, which the words must not show.
+_ZERO = 1e-9
 
-#: Colours of successive temperatures in the self-consistency picture.
-_CURVE_COLOURS = (NEGATIVE, HIGHLIGHT, POSITIVE, UNIT_ON)
 #: Points on [-1, 1] where the one-unit equation is scanned for sign changes.
 _GRID = np.linspace(-1.0, 1.0, 2001)
 
@@ -86,13 +88,25 @@ def _iterate(J, b, T, start, steps):
     return np.array(m)
 
 
+def _curve_style(k):
+    """The ``k``-th temperature's curve: a colour, and a dash of its own (the diagonal is the solid line)."""
+    return series_style(k + 1, marker=False)
+
+
 def _draw_self_consistency(ax, J, b, temperatures, start, steps=12):
-    """The curves ``tanh((J m + b) / T)`` against the diagonal; solutions marked, a cobweb at the lowest T."""
+    """The curves ``tanh((J m + b) / T)`` against the diagonal; solutions marked, a cobweb at the lowest T.
+
+    Returns the panel's words: one sentence per temperature (its solutions),
+    and one for the cobweb.
+    """
     ax.plot([-1, 1], [-1, 1], color=UNIT_ON, lw=1, label="m (left side)")
+    words = []
     for k, T in enumerate(temperatures):
-        colour = _CURVE_COLOURS[k % len(_CURVE_COLOURS)]
-        ax.plot(_GRID, np.tanh((J * _GRID + b) / T), color=colour, lw=1.6, label=f"tanh((Jm + b)/T), T = {T:g}")
+        style = _curve_style(k)
+        colour = style["color"]
+        ax.plot(_GRID, np.tanh((J * _GRID + b) / T), lw=1.6, label=f"tanh((Jm + b)/T), T = {T:g}", **style)
         roots, stable = _uniform_fixed_points(J, b, T)
+        words.append(_solutions_words(T, roots, stable))
         # Unstable rings are drawn larger, so that a stable dot of another curve stays visible inside one.
         ax.plot(roots[~stable], roots[~stable], "o", mfc="white", mec=colour, mew=1.4, ms=9, zorder=4)
         ax.plot(roots[stable], roots[stable], "o", color=colour, ms=5.5, zorder=5)
@@ -104,8 +118,11 @@ def _draw_self_consistency(ax, J, b, temperatures, start, steps=12):
         y = np.repeat(m, 2)[2:]
         x = np.concatenate([[m[0]], x])
         y = np.concatenate([[m[0]], y])
-        ax.plot(x[: 2 * steps], y[: 2 * steps], color=NEUTRAL, lw=0.9, zorder=2,
+        # A small dot at each iterate on the diagonal (every other corner): the cobweb's own mark.
+        ax.plot(x[: 2 * steps], y[: 2 * steps], color=NEUTRAL, lw=0.9, zorder=2, marker=".", ms=4, markevery=2,
                 label=f"iteration from m = {start:g} (T = {T:g})")
+        words.append(f"The iteration m \u2190 tanh((Jm + b)/T) at T = {number(T, 3)}, started at m = "
+                     f"{number(start)}, reaches {number(_clean(m[steps]))} after {count(steps, 'step')}.")
     ax.plot([], [], "o", color=UNIT_ON, ms=5, label="solution, stable")
     ax.plot([], [], "o", mfc="white", mec=UNIT_ON, ms=5, label="solution, unstable")
     ax.axhline(0, color=NEUTRAL, lw=0.5, zorder=0)
@@ -115,10 +132,29 @@ def _draw_self_consistency(ax, J, b, temperatures, start, steps=12):
     ax.set_ylabel("right side of m = tanh((Jm + b)/T)", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left")
     _tidy(ax)
+    return words
+
+
+def _clean(values):
+    """``values`` with those within ``_ZERO`` of 0 set to 0, for the words."""
+    values = np.asarray(values, dtype=float)
+    return np.where(np.abs(values) < _ZERO, 0.0, values)
+
+
+def _solutions_words(T, roots, stable):
+    """``"at T = 0.6, m = −0.91, 0 (unstable) and 0.91"``, from the marked crossings."""
+    named = [number(r) + ("" if ok else " (unstable)") for r, ok in zip(_clean(roots), stable)]
+    if not named:
+        return f"at T = {number(T, 3)} no solution"
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return f"at T = {number(T, 3)}, m = {listed}"
 
 
 def _draw_pitchfork(ax, J, b, T_range, n, n_temperatures=300, n_exact=60):
-    """Mean-field solutions against T (stable solid, unstable dashed) and the exact averages of n spins."""
+    """Mean-field solutions against T (stable solid, unstable dashed) and the exact averages of n spins.
+
+    Returns the panel's words, a list of sentences.
+    """
     temps = np.linspace(*T_range, n_temperatures)
     upper, lower, middle = (np.full(n_temperatures, np.nan) for _ in range(3))
     for t, T in enumerate(temps):
@@ -144,8 +180,9 @@ def _draw_pitchfork(ax, J, b, T_range, n, n_temperatures=300, n_exact=60):
         mean, second = exact_moments(W, bias, T)
         means.append(mean[0])
         rms.append(np.sqrt((1.0 + (n - 1) * second[0, 1]) / n))  # sqrt <M^2>, M = (1/n) sum_i s_i
-    ax.plot(exact_T, means, color=UNIT_ON, lw=3, alpha=0.35, label=rf"exact $\langle s_i \rangle$, n = {n}",
-            zorder=1)
+    # A broad grey band under the mean-field lines, with squares: not only its colour tells it apart.
+    ax.plot(exact_T, means, color=NEUTRAL, lw=3, marker="s", ms=4, markevery=6,
+            label=rf"exact $\langle s_i \rangle$, n = {n}", zorder=1)
     ax.plot(exact_T, rms, color=NEGATIVE, lw=1.4, ls="-.", label=f"exact rms of M = mean spin, n = {n}")
     if b == 0:
         ax.axvline(J, color=NEUTRAL, lw=1, ls=":")
@@ -157,6 +194,28 @@ def _draw_pitchfork(ax, J, b, T_range, n, n_temperatures=300, n_exact=60):
     ax.set_ylabel("mean activity", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower left")
     _tidy(ax)
+    return _pitchfork_words(J, b, temps, upper, lower, middle, exact_T, np.array(means), np.array(rms), n)
+
+
+def _pitchfork_words(J, b, temps, upper, lower, middle, exact_T, means, rms, n):
+    cold, hot = 0, len(temps) - 1
+    upper, lower, means = _clean(upper), _clean(lower), _clean(means)
+    stable_cold = sorted({number(v) for v in (lower[cold], upper[cold]) if np.isfinite(v)},
+                         key=lambda t: float(t.replace("\u2212", "-")))
+    stable_hot = sorted({number(v) for v in (lower[hot], upper[hot]) if np.isfinite(v)},
+                        key=lambda t: float(t.replace("\u2212", "-")))
+    words = []
+    if b == 0:
+        words.append(f"With b = 0 the solutions form a pitchfork at T = J: above it only m = 0, below it two "
+                     f"stable solutions \u00b1m and m = 0 unstable.")
+    words.append(f"Mean-field stable solutions: m = {' and '.join(stable_cold)} at the lowest T = "
+                 f"{number(temps[cold], 3)}, m = {' and '.join(stable_hot)} at the highest T = {number(temps[hot], 3)}.")
+    spread = span(means)
+    spread = f"is {spread[4:]} at every T" if spread.startswith("all ") else f"runs {spread}"
+    words.append(f"Exact, for {n} spins: the average \u27e8s_i\u27e9 {spread}; the rms of the mean spin M "
+                 f"is {number(rms[0])} at T = {number(exact_T[0], 3)} and {number(rms[-1])} at "
+                 f"T = {number(exact_T[-1], 3)}.")
+    return words
 
 
 def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(0.2, 2.0), start=0.05):
@@ -184,7 +243,7 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
     b : float
         The bias of every unit.
     temperatures : sequence of float
-        One curve each in the left panel (at most four are told apart by colour).
+        One curve each in the left panel, each with its own colour and dash (five styles, then they repeat).
     n : int
         Spins in the exact comparison, 2 <= n <= 16.
     T_range : tuple of float
@@ -215,8 +274,21 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
             raise ValueError(f"start must lie in [-1, 1]; got {start}")
     fig = _new_figure((8.6, 3.9))
     ax_left, ax_right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
-    _draw_self_consistency(ax_left, J, b, temperatures, start)
-    _draw_pitchfork(ax_right, J, b, T_range, n)
+    left = _draw_self_consistency(ax_left, J, b, temperatures, start)
+    right = _draw_pitchfork(ax_right, J, b, T_range, n)
+    fork = f", a pitchfork at T = J = {number(J, 3)}," if b == 0 else ""
+    # Up to two temperatures the summary has every one's solutions; beyond, the warmest and the coldest.
+    each, cobweb = left[:len(temperatures)], left[len(temperatures):]
+    shown = sorted({int(np.argmax(temperatures)), int(np.argmin(temperatures))}) if len(each) > 2 else range(len(each))
+    rest = [f"The solutions {'; '.join(each)}."] if len(each) > 2 else []
+    which = "" if len(each) <= 2 else f", at the warmest and coldest of {len(each)} temperatures,"
+    describe(fig, [
+        f"Left: both sides of m = tanh((Jm + b)/T) against m for the fully connected ferromagnet, "
+        f"J = {number(J, 3)}, b = {number(b, 3)}; the solutions (crossings with the diagonal) are"
+        f"{which} {'; '.join(each[k] for k in shown)}.",
+        f"Right: the solutions against T from {number(T_range[0], 3)} to {number(T_range[1], 3)}{fork} and the "
+        f"exact averages of {n} spins.",
+    ], [*rest, *cobweb, *right])
     return fig
 
 
@@ -250,9 +322,14 @@ def _mean_field_moments(W, b, T, units, method, linear_response, rng):
 
 
 def _draw_accuracy(ax, exact, approx, response, units, title=None):
-    """Exact (x) against mean field (y): rings for <s_i>, dots for m_i m_j, crosses for linear response."""
+    """Exact (x) against mean field (y): rings for <s_i>, dots for m_i m_j, crosses for linear response.
+
+    Returns the largest errors drawn in the title: units, pairs, and pairs
+    with linear response (None without it).
+    """
     (mean, second), (m, second_mf) = exact, approx
     i, j = np.triu_indices(len(mean), 1)
+    errors = [np.abs(mean - m).max(), np.abs(second - second_mf)[i, j].max(initial=0.0), None]
     low = LEVELS[units][0]
     ax.plot([low, 1], [low, 1], color=NEUTRAL, lw=1, zorder=1)
     ax.scatter(second[i, j], second_mf[i, j], s=12, color=UNIT_ON, zorder=3,
@@ -264,6 +341,7 @@ def _draw_accuracy(ax, exact, approx, response, units, title=None):
         ax.scatter(second[i, j], response[i, j], s=18, marker="x", color=NEGATIVE, linewidths=1, zorder=2,
                    label="pairs, linear response")
         gaps += f"\n(pairs with linear response {np.abs(second - response)[i, j].max():.2f})"
+        errors[2] = np.abs(second - response)[i, j].max(initial=0.0)
     pad = 0.05 * (1 - low)
     ax.set(xlim=(low - pad, 1 + pad), ylim=(low - pad, 1 + pad), aspect="equal")
     ax.xaxis.set_major_locator(MaxNLocator(5))
@@ -272,6 +350,7 @@ def _draw_accuracy(ax, exact, approx, response, units, title=None):
     ax.set_ylabel("mean-field estimate", fontsize=FONT_SIZE)
     ax.set_title(gaps if not title else f"{title}\n{gaps}", fontsize=FONT_SIZE - 1)
     _tidy(ax)
+    return errors
 
 
 def plot_mean_field_accuracy(models, titles=None, linear_response=False, method="naive", rng=0):
@@ -324,8 +403,40 @@ def plot_mean_field_accuracy(models, titles=None, linear_response=False, method=
     as_generator(rng)  # checked here; each model's solver is seeded from rng itself, as before
     fig = _new_figure((3.3 * len(models), 3.5))
     axes = fig.subplots(1, len(models), squeeze=False)[0]
+    errors = []
     for ax, (W, b, T, units), title in zip(axes, models, titles):
         mean, second, response = _mean_field_moments(W, b, T, units, method, linear_response, rng)
-        _draw_accuracy(ax, exact_moments(W, b, T, units), (mean, second), response, units, title)
+        errors.append(_draw_accuracy(ax, exact_moments(W, b, T, units), (mean, second), response, units, title))
     axes[0].legend(fontsize=FONT_SIZE - 2, frameon=False, loc="upper left", handletextpad=0.2)
+    _describe_accuracy(fig, models, titles, errors, method, linear_response)
     return fig
+
+
+def _describe_accuracy(fig, models, titles, errors, method, linear_response):
+    # Errors as the panel titles write them, to two decimals: a solver's residual (1e-9) reads 0.
+    def error(value):
+        return number(round(float(value), 2))
+
+    def listed(values):
+        return ", ".join(error(v) for v in values)
+
+    solver = "naive mean-field" if method == "naive" else "TAP"
+    if len(models) == 1:
+        (W, _, T, units), = models
+        what = f"of {count(W.shape[0], 'unit')} ({units}) at T = {number(T, 3)}"
+    else:
+        names = [title or f"T = {number(T, 3)}" for title, (_, _, T, _) in zip(titles, models)]
+        what = f"in {count(len(models), 'panel')} ({(' and ' if len(models) == 2 else ', ').join(names)})"
+    summary = [
+        f"The {solver} estimates against the exact averages {what}: rings for the units, "
+        f"\u27e8s_i\u27e9 against m_i, dots for the pairs, \u27e8s_i s_j\u27e9 against m_i m_j"
+        + (", crosses for the linear-response pairs" if linear_response else "") + "; points on the diagonal are right.",
+        f"Largest error{', panel by panel,' if len(models) > 1 else ''} on the units {listed(e[0] for e in errors)}, on the pairs {listed(e[1] for e in errors)}"
+        + (f", with linear response {listed(e[2] for e in errors)}" if linear_response else "") + ".",
+    ]
+    details = []
+    if len(models) > 1:
+        for k, (title, (W, _, T, units)) in enumerate(zip(titles, models)):
+            name = " ".join(title.split()) if title else f"Panel {k + 1}"
+            details.append(f"{name}: {count(W.shape[0], 'unit')} ({units}) at T = {number(T, 3)}.")
+    describe(fig, summary, details)

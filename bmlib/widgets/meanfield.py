@@ -28,6 +28,7 @@ from .._ties import order_with_ties
 from ..energy import energy, is_stable
 from ..exact import exact_moments, log_partition
 from ..meanfield import naive_mean_field
+from ..plotting._words import count, describe, number, ranked
 from ..plotting._style import (
     FONT_SIZE,
     HIGHLIGHT,
@@ -72,6 +73,12 @@ def _solutions(W, b, T, units, starts):
             if not any(np.abs(res.m - m).max() < 1e-3 for m, _ in found):
                 found.append((res.m, res.log_z))
     return [found[k] for k in order_with_ties([log_z for _, log_z in found], descending=True)]
+
+
+def _fixed(x, decimals=2):
+    """``x`` rounded to ``decimals`` places, then written by ``number``: averages and gaps read to a fixed
+    precision, so that a solver's residual (1e-9) or a rounding error (1e-16) is written 0."""
+    return number(round(float(x), decimals))
 
 
 class MeanFieldWidget(FigureWidget):
@@ -175,7 +182,43 @@ class MeanFieldWidget(FigureWidget):
                                 wspace=0.3)
         ax_m, ax_z = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
         self._draw_means(ax_m, solutions, mean)
-        self._draw_log_z(ax_z, solutions[0][1], log_z)
+        gap = self._draw_log_z(ax_z, solutions[0][1], log_z)
+        self._describe_figure(fig, solutions, mean, log_z, gap)
+
+    def _describe_figure(self, fig, solutions, mean, log_z, gap):
+        n, bound = len(mean), solutions[0][1]
+        s = "s" if self.units == "spins" else "x"
+
+        def values(v):
+            return ", ".join(_fixed(x) for x in v)
+
+        lead = _fixed(log_z - bound, 3)
+        describe(fig, [
+            f"Left: the exact \u27e8{s}_i\u27e9 of {count(n, 'unit')} (bars) and "
+            f"{count(len(solutions), 'solution')} of the naive mean-field equations (markers) at "
+            f"T = {number(self.T, 3)}, weights \u00d7 {number(self.coupling.value)}; right: log Z minus the best "
+            f"mean-field bound against T from {number(self._curve_T[0], 3)} to {number(self._curve_T[-1], 3)}.",
+            f"Here the best bound, {number(bound)}, lies {lead} below log Z = {number(log_z)}." if lead != "0" else
+            f"Here the best bound equals log Z = {number(log_z)}.",
+        ], [
+            f"Exact \u27e8{s}_i\u27e9, unit by unit: {values(mean)}.",
+            f"Mean field with the best bound (filled dots): {values(solutions[0][0])}; largest difference from "
+            f"the exact values {_fixed(np.abs(solutions[0][0] - mean).max())}.",
+            *(f"Another solution (rings), bound {number(z)}: {values(m)}." for m, z in solutions[1:3]),
+            f"{count(len(solutions) - 3, 'more solution')} not listed." if len(solutions) > 3 else "",
+            self._gap_words(gap),
+        ])
+
+    def _gap_words(self, gap):
+        T = self._curve_T
+        written = np.array([round(float(g), 3) for g in gap])  # a solver's residual (1e-9) reads 0
+        if not written.any():
+            return f"Right, the gap is 0 at every T. A dotted line marks log 2 = {number(np.log(2))}."
+        # The largest gap as the written numbers rank it: a tie goes to the lower T, on every machine.
+        top = int(ranked(written)[0])
+        ends = " and ".join(f"{_fixed(gap[k], 3)} at T = {number(T[k], 3)}" for k in (0, len(T) - 1) if k != top)
+        return (f"Right, the gap is largest, {_fixed(gap[top], 3)}, at T = {number(T[top], 3)}; it is {ends}. "
+                f"A dotted line marks log 2 = {number(np.log(2))}.")
 
     def _draw_means(self, ax, solutions, mean):
         # Few artists and no legend: text and tick objects are the slowest part of a redraw.
@@ -218,6 +261,7 @@ class MeanFieldWidget(FigureWidget):
         ax.text(t[-1], np.log(2), "log 2 ", color=NEUTRAL_TEXT, ha="right", va="bottom", fontsize=FONT_SIZE - 1)
         ax.set_title(f"log Z = {log_z:.3f}, bound = {bound:.3f}: gap {log_z - bound:.3f}", fontsize=FONT_SIZE)
         _tidy(ax)
+        return gap
 
 
 def mean_field_widget(W, b=None, T=1.0, units="spins", coupling=1.0, T_range=(0.1, 10.0)):
