@@ -147,6 +147,8 @@ def plot_pixel_images(images, samples=None, shape=(2, 5), n_show=12, n_columns=6
 
 #: Up to this many pixels per image the description spells every shown image out ("11100/00011").
 _MAX_SPELLED_PIXELS = 16
+#: Room for the spelled images in the details (shared by the groups), so that the details stay short.
+_SPELLED_CHARACTERS = 400
 
 
 def _describe_images(fig, groups, totals, shape, titles):
@@ -159,12 +161,15 @@ def _describe_images(fig, groups, totals, shape, titles):
         name = f'"{title}"' if title else "images"
         parts.append(f"{name} ({shown}; {number(on.mean())} of the pixels on)")
         distinct = len(np.unique(on, axis=0))
-        sentence = (f"{title or 'Images'}: {count(distinct, 'distinct image')} among the {len(group)} shown; "
-                    f"pixels on per image {span(on.sum(axis=1))}")
+        name = " ".join((title or "images").split())
+        sentence = (f"{name[:1].upper() + name[1:]}: {count(distinct, 'distinct image')} among the {len(group)} "
+                    f"shown; pixels on per image {span(on.sum(axis=1))}")
         if rows * cols <= _MAX_SPELLED_PIXELS:
-            spelled = ", ".join("/".join("".join("1" if x else "0" for x in line) for line in image.reshape(shape))
-                                for image in on)
-            sentence += f"; row by row, 1 = on: {spelled}"
+            spelled = ["/".join("".join("1" if x else "0" for x in line) for line in image.reshape(shape))
+                       for image in on]
+            fits = max(1, min(len(spelled), _SPELLED_CHARACTERS // len(groups) // (len(spelled[0]) + 2)))
+            which = "" if fits == len(spelled) else f" (the first {fits})"
+            sentence += f"; row by row{which}, 1 = on: {', '.join(spelled[:fits])}"
         details.append(sentence + ".")
     describe(fig, f"Binary images of {rows} × {cols} pixels on a grid, on pixels dark: "
                   f"{' and '.join(parts)}.", details)
