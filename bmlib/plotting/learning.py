@@ -281,7 +281,8 @@ def plot_moment_match(models, data, titles=None):
         shown = f"the largest gap between the two is {gaps[0]}"
     else:
         shown = "the largest gap between the two is " + ", ".join(
-            f"{gap} {_panel_name(title, k, len(models), inside=True)}" for k, (gap, title) in enumerate(zip(gaps, titles)))
+            f"{gap} {_panel_name(title, k, len(models), inside=True)}"
+            for k, (gap, title) in enumerate(zip(gaps, titles)))
     describe(fig, [
         f"Model averages against {label} averages, exact, for {count(len(models), 'model')}: one dot per pair "
         f"of connected units (<s_i s_j>) and one ring per unit (<s_i>); a point on the diagonal is a statistic "

@@ -168,7 +168,8 @@ class HiddenWidget(BlittedFigureWidget):
         rows = "/".join("".join(shown[r * self.side:(r + 1) * self.side]) for r in range(self.side))
         n_h = len(p_hidden)
         likely = ranked(p_hidden)[:3]
-        what = "nothing hidden" if not len(hidden) else f"the {self.hide_menu.value} ({count(len(hidden), 'pixel')}) hidden"
+        what = (f"the {self.hide_menu.value} ({count(len(hidden), 'pixel')}) hidden" if len(hidden)
+                else "nothing hidden")
         summary = [f"Image {self.pattern} of {len(self.data)} ({self.side} × {self.side} pixels) with {what}: "
                    f"log p = {number(log_p)} (best possible {number(-np.log(len(self.data)))}); the RBM's "
                    f"{count(n_h, 'hidden unit')} are on with probability {span(p_hidden)}."]
