@@ -156,11 +156,12 @@ def widget(rbm):
 
 
 def test_widget_mimebundle_has_png_and_stable_text(widget, rbm):
-    bundle = widget._repr_mimebundle_()
+    bundle, metadata = widget._repr_mimebundle_()  # the picture's words ride along as its alt
+    assert metadata["image/png"]["alt"] == widget.figure_description.text
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert is_png(base64.b64decode(bundle["image/png"]))
     text = bundle["text/plain"]
-    assert text == bm.hidden_widget(rbm, pattern=9, hide="right column")._repr_mimebundle_()["text/plain"]
+    assert text == bm.hidden_widget(rbm, pattern=9, hide="right column")._repr_mimebundle_()[0]["text/plain"]
     assert text.startswith("HiddenWidget: RBM with 9 visible and 8 hidden units (bits), 14 patterns of 3 x 3")
     assert "showing pattern 9 with right column hidden" in text and "0x" not in text
 

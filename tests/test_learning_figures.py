@@ -109,11 +109,12 @@ def widget():
 
 
 def test_widget_mimebundle_has_png_and_stable_text(widget):
-    bundle = widget._repr_mimebundle_()
+    bundle, metadata = widget._repr_mimebundle_()  # the picture's words ride along as its alt
+    assert metadata["image/png"]["alt"] == widget.figure_description.text
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert is_png(base64.b64decode(bundle["image/png"]))
     text = bundle["text/plain"]
-    assert text == bm.learning_widget(DATA, epochs=20, init_scale=0.0, epoch=2)._repr_mimebundle_()["text/plain"]
+    assert text == bm.learning_widget(DATA, epochs=20, init_scale=0.0, epoch=2)._repr_mimebundle_()[0]["text/plain"]
     assert text.startswith("LearningWidget: 10 visible units (spins), 60 patterns, 20 epochs with exact")
     assert "showing epoch 2" in text and "0x" not in text
 

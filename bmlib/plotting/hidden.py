@@ -29,15 +29,18 @@ from ._style import (
     UNIT_ON,
     _new_figure,
     _tidy,
+    series_style,
     state_labels,
 )
+from ._words import count, describe, number, ranked, span
+from .learning import _curve_style, _settled
 
-#: Line colours of successive runs in one figure (the same order as in the chapter "The learning rule").
-_RUN_COLOURS = (UNIT_ON, HIGHLIGHT, POSITIVE, NEGATIVE)
-#: Dash patterns of the reference levels in plot_log_likelihood_curves.
+#: Dash patterns of the reference levels in plot_log_likelihood_curves (the runs carry markers, the levels none).
 _LEVEL_STYLES = ((0, (5, 2)), (0, (1.5, 1.5)), (0, (6, 2, 1.5, 2)))
 #: Fill colours of the hidden states in a mixture, one per hidden state.
 _MIXTURE_COLOURS = (HIGHLIGHT, NEGATIVE, POSITIVE, NEUTRAL)
+#: Hatching of the hidden states in a mixture, so that the stacks differ by more than their colour.
+_MIXTURE_HATCHES = ("", "////", "....", "xxx")
 #: Probability of "on", from white (0) to the colour of a unit that is on (1).
 _PROBABILITY = LinearSegmentedColormap.from_list("probability", [UNIT_OFF, UNIT_ON])
 #: Most hidden units whose states plot_hidden_mixture stacks (2**2 = 4 colours).
@@ -59,16 +62,42 @@ def _joined(run, name):
 
 def _draw_curves(ax, runs, levels):
     monitor = None
+    joined = {}
     for k, (label, run) in enumerate(runs.items()):
-        epochs, values, monitor = _joined(run, f"runs[{label!r}]")
-        ax.plot(epochs, values, color=_RUN_COLOURS[k % len(_RUN_COLOURS)], lw=1.4, label=label)
+        epochs, values, monitor = joined[label] = _joined(run, f"runs[{label!r}]")
+        ax.plot(epochs, values, lw=1.4, label=label, **_curve_style(k, len(epochs), len(runs)))
     for k, (label, value) in enumerate(levels.items()):  # in the legend: labels beside lines collide
         ax.axhline(value, ls=_LEVEL_STYLES[k % len(_LEVEL_STYLES)], lw=1, color="#707070", zorder=0, label=label)
     name = monitor.replace("_", "-") if monitor else "value"
+    _describe_curves(ax.figure, joined, levels, name)
     ax.set_xlabel("epoch", fontsize=FONT_SIZE)
     ax.set_ylabel(f"{name}\n(nats per pattern)", fontsize=FONT_SIZE)
     ax.yaxis.set_major_locator(MaxNLocator(6, steps=[1, 2, 5, 10]))
     _tidy(ax)
+
+
+def _describe_curves(fig, joined, levels, name):
+    """Words for the learning curves: each run's last value, and how far it ends from each reference level."""
+    epochs = np.concatenate([e for e, _, _ in joined.values()])
+    ends = ", ".join(f"{label} at {number(values[-1])}" for label, (_, values, _) in joined.items())
+    summary = [f"The {name} (nats per pattern) against epoch, {span(epochs, 3)}, for "
+               f"{count(len(joined), 'training run')}; {'it ends' if len(joined) == 1 else 'they end'} at: {ends}."]
+    if levels:
+        summary.append("Reference levels (horizontal lines): " +
+                       "; ".join(f"{label}, {number(value)}" for label, value in levels.items()) + ".")
+    details = []
+    for label, (e, values, _) in joined.items():
+        change = values[-1] - values[0]
+        sentence = (f"{label[:1].upper() + label[1:]}: {number(values[0])} at epoch {e[0]}, {number(values[-1])} "
+                    f"at epoch {e[-1]} (a change of {'+' if change > 0 else ''}{number(change)}), "
+                    f"values {span(values)}")
+        if levels:
+            top_label, top = max(levels.items(), key=lambda item: item[1])
+            gap = values[-1] - top
+            where = "above" if gap > 0 else "below"
+            sentence += f"; at the end {number(abs(gap))} {where} the highest level ({top_label})"
+        details.append(sentence + ".")
+    describe(fig, summary, details)
 
 
 def plot_log_likelihood_curves(runs, levels=None, ylim=None):
@@ -163,14 +192,17 @@ def _draw_mixture(ax, machine, data):
     V, H = all_states(n_v, units), all_states(n_h, units)
     x, bottom = np.arange(2**n_v), np.zeros(2**n_v)
     for k, h in enumerate(H):
+        # Each hidden state has its own colour and hatching (white lines over the fill).
         ax.bar(x, joint[:, k], bottom=bottom, width=0.7, color=_MIXTURE_COLOURS[k], edgecolor="white", lw=0.5,
-               label=f"{_hidden_name(h, units)}: p(h) = {joint[:, k].sum():.2f}")
+               hatch=_MIXTURE_HATCHES[k], label=f"{_hidden_name(h, units)}: p(h) = {joint[:, k].sum():.2f}")
         bottom += joint[:, k]
+    q = None
     if data is not None:
         rows = np.asarray(data)
         codes = (rows == 1) @ (2 ** np.arange(n_v - 1, -1, -1))  # row index in all_states order
         q = np.bincount(codes, minlength=2**n_v) / len(rows)
         ax.scatter(x, q, marker="_", s=260, color=UNIT_ON, lw=1.6, zorder=4, label="data frequency q(v)")
+    _describe_mixture(ax.figure, joint, V, H, q, units)
     ax.set_xticks(x, state_labels(V, units) if n_v <= 6 else [""] * len(x), family="monospace",
                   fontsize=FONT_SIZE - 1)
     ax.set_xlabel("visible state v (all_states order)", fontsize=FONT_SIZE)
@@ -178,6 +210,29 @@ def _draw_mixture(ax, machine, data):
     ax.set_ylim(0, max(bottom.max(), 1e-12) * 1.25)
     ax.yaxis.set_major_locator(MaxNLocator(4))
     _tidy(ax)
+
+
+def _describe_mixture(fig, joint, V, H, q, units):
+    n_v, n_h = V.shape[1], H.shape[1]
+    p_v, p_h = joint.sum(axis=1), joint.sum(axis=0)
+    names = state_labels(V, units) if n_v <= 6 else [f"state {k}" for k in range(len(V))]
+    weights = ", ".join(f"{_hidden_name(h, units)} with p(h) = {number(w)}" for h, w in zip(H, p_h))
+    summary = [f"Stacked bars of p(v) for the {2**n_v} visible states of a machine with {count(n_v, 'visible unit')} "
+               f"and {count(n_h, 'hidden unit')}, each bar split by the hidden state (one colour and hatching "
+               f"each): {weights}."]
+    if q is not None:
+        seen = q > 0
+        summary.append(f"The {count(int(seen.sum()), 'visible state')} in the data (their frequency q(v) marked "
+                       f"by a dash) hold {number(p_v[seen].sum())} of the model's probability.")
+    top = ranked(p_v)[:4]
+    listed = ", ".join(f"{names[i]} (p = {number(p_v[i])}" + (f", q = {number(q[i])})" if q is not None else ")")
+                       for i in top)
+    details = [f"The most probable visible states: {listed}; p(v) runs {span(p_v)}."]
+    for k, h in enumerate(H):
+        best = ranked(joint[:, k])[:3]
+        details.append(f"Within {_hidden_name(h, units)}, the largest parts are " +
+                       ", ".join(f"{names[i]} ({number(joint[i, k])})" for i in best) + ".")
+    describe(fig, summary, details)
 
 
 def plot_hidden_mixture(machine, data=None):
@@ -269,6 +324,16 @@ def _draw_encoder(ax, machine, title):
     ax.set(xlim=(-0.55, table.shape[1] - 0.45), ylim=(g - 0.45, -0.55))
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
+    return verdict, _encoder_words(v2, hidden, codes)
+
+
+def _encoder_words(v2, hidden, codes):
+    """One sentence on an encoder panel: the codes, and how sure V2's right unit is of being on."""
+    g = len(v2)
+    right = np.diag(v2)
+    wrong = v2[~np.eye(g, dtype=bool)]
+    return (f"codes {', '.join(codes)} for patterns 0 to {g - 1}; hidden p(on) {span(hidden)}; the V2 unit that "
+            f"should be on has p(on) {span(right)}, the other V2 units {span(wrong)}")
 
 
 def plot_encoder_codes(machines, titles=None):
@@ -312,8 +377,19 @@ def plot_encoder_codes(machines, titles=None):
     titles = check_labels(titles, len(machines), "titles", "machine")
     fig = _new_figure((4.3 * len(machines), 2.2))
     axes = fig.subplots(1, len(machines), squeeze=False)[0]
-    for ax, machine, title in zip(axes, machines, titles):
-        _draw_encoder(ax, machine, title)
+    verdicts, details = [], []
+    for k, (ax, machine, title) in enumerate(zip(axes, machines, titles)):
+        verdict, words = _draw_encoder(ax, machine, title)
+        name = " ".join(title.split()) if title else (f"machine {k + 1}" if len(machines) > 1 else "the machine")
+        verdicts.append(f"{name} ({verdict})")
+        details.append(f"{name[:1].upper() + name[1:]} \u2014 {words}.")
+    g = machines[0].n_visible // 2
+    describe(fig, [
+        f"Encoder tables of {count(len(machines), 'machine')}, one row for each of the {g} patterns: the first "
+        f"visible group V1 clamped to it, then p(on) of each hidden unit and of each unit of the second group V2 "
+        f"given V1, as grey levels with the numbers written.",
+        "; ".join(verdicts) + ".",
+    ], details)
     return fig
 
 
@@ -406,7 +482,8 @@ def plot_estimated_statistics(reference, estimates, mask=None, titles=("clamped 
         ax.plot([low, high], [low, high], color=NEUTRAL, lw=1, zorder=1)
         for k, (label, pair) in enumerate(guesses.items()):
             error = np.abs(pair[p] - exact).max()
-            ax.scatter(exact, pair[p], s=16, color=_RUN_COLOURS[(k + 1) % len(_RUN_COLOURS)], zorder=3 + k,
+            style = series_style(k)  # each estimate its own colour and marker
+            ax.scatter(exact, pair[p], s=18, color=style["color"], marker=style["marker"], zorder=3 + k,
                        alpha=0.85, label=f"{label}\n(largest error {error:.3f})")
         ax.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="upper left", handletextpad=0.2)
         pad = 0.05 * (high - low)
@@ -417,4 +494,23 @@ def plot_estimated_statistics(reference, estimates, mask=None, titles=("clamped 
         ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.yaxis.set_major_locator(MaxNLocator(5))
         _tidy(ax)
+    _describe_estimates(fig, values, guesses, titles)
     return fig
+
+
+def _describe_estimates(fig, values, guesses, titles):
+    names = [" ".join(t.split()) for t in titles]
+    values = [_settled(v) for v in values]  # round-off (below 1e-9) is written as 0, on every machine
+    guesses = {label: [_settled(g) for g in pair] for label, pair in guesses.items()}
+    errors = {label: [_settled(np.abs(pair[p] - exact).max()) for p, exact in enumerate(values)]
+              for label, pair in guesses.items()}
+    listed = "; ".join(f"{label}, {number(e[0])} and {number(e[1])}" for label, e in errors.items())
+    summary = [f"Estimated against exact <s_i s_j> of {count(len(values[0]), 'connected pair')}, one point per "
+               f"pair, in two panels, {names[0]} and {names[1]}, for {count(len(guesses), 'estimate')}, each "
+               f"with its own marker; exact estimates lie on the diagonal.",
+               f"Largest error in the two panels: {listed}."]
+    details = [f"{name[:1].upper() + name[1:]}: exact values {span(exact)}; "
+               + "; ".join(f"{label} {span(pair[p])}, mean error {number(_settled(np.abs(pair[p] - exact).mean()))}"
+                           for label, pair in guesses.items()) + "."
+               for p, (name, exact) in enumerate(zip(names, values))]
+    describe(fig, summary, details)

@@ -19,10 +19,24 @@ from .._checks import (
 from ..learning.machine import BoltzmannMachine
 from ..learning.statistics import exact_statistics
 from ..learning.training import TrainingHistory
-from ._style import _ON_OFF, FONT_SIZE, HIGHLIGHT, NEGATIVE, NEUTRAL, POSITIVE, UNIT_ON, _new_figure, _tidy
+from ._style import _ON_OFF, FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON, _new_figure, _tidy, series_style
+from ._words import count, describe, number, ranked, span
 
-#: Line colours of successive training histories in one figure.
-_HISTORY_COLOURS = (UNIT_ON, HIGHLIGHT, POSITIVE, NEGATIVE)
+#: About this many markers on each curve of a panel with several curves (colour is never the only difference).
+_MARKERS_PER_CURVE = 8
+
+
+def _curve_style(k, n_points, n_curves=2):
+    """``series_style(k)`` for the k-th of several curves, with about ``_MARKERS_PER_CURVE`` markers on it.
+
+    Successive curves start their markers at different points, so that
+    markers of curves that run together do not sit on each other. A lone
+    curve (``n_curves == 1``) needs no marker: nothing to tell it from.
+    """
+    if n_curves == 1:
+        return dict(series_style(k, marker=False))
+    step = max(1, -(-n_points // _MARKERS_PER_CURVE))
+    return dict(series_style(k), ms=4, markevery=((k * step) // max(n_curves, 1) % step, step))
 
 
 def _check_images(images, shape, name):
@@ -115,9 +129,10 @@ def plot_pixel_images(images, samples=None, shape=(2, 5), n_show=12, n_columns=6
     shape = tuple(check_count(k, f"shape[{i}]", minimum=1) for i, k in enumerate(shape))
     n_show = check_count(n_show, "n_show", minimum=1)
     n_columns = check_count(n_columns, "n_columns", minimum=1)
-    groups = [_spread(_check_images(images, shape, "images"), n_show)]
+    everything = [_check_images(images, shape, "images")]
     if samples is not None:
-        groups.append(_spread(_check_images(samples, shape, "samples"), n_show))
+        everything.append(_check_images(samples, shape, "samples"))
+    groups, totals = [_spread(g, n_show) for g in everything], [len(g) for g in everything]
     grid_rows = [-(-len(g) // n_columns) for g in groups]
     cells_wide = n_columns * (shape[1] + 1) - 1
     cell = min(0.2, 6.5 / cells_wide)  # inches per pixel; the whole grid at most 6.5 inches wide
@@ -126,7 +141,38 @@ def plot_pixel_images(images, samples=None, shape=(2, 5), n_show=12, n_columns=6
     axes = fig.subplots(len(groups), 1, gridspec_kw=dict(height_ratios=grid_rows), squeeze=False)[:, 0]
     for ax, group, title in zip(axes, groups, titles):
         _draw_images(ax, group, shape, n_columns, title)
+    _describe_images(fig, groups, totals, shape, titles)
     return fig
+
+
+#: Up to this many pixels per image the description spells every shown image out ("11100/00011").
+_MAX_SPELLED_PIXELS = 16
+#: Room for the spelled images in the details (shared by the groups), so that the details stay short.
+_SPELLED_CHARACTERS = 400
+
+
+def _describe_images(fig, groups, totals, shape, titles):
+    """Words for plot_pixel_images: per group, how many images, the fraction of pixels on, the images themselves."""
+    rows, cols = shape
+    parts, details = [], []
+    for group, total, title in zip(groups, totals, titles):
+        on = group == 1
+        shown = f"{len(group)} of {total}, evenly spaced" if len(group) < total else f"all {len(group)}"
+        name = f'"{title}"' if title else "images"
+        parts.append(f"{name} ({shown}; {number(on.mean())} of the pixels on)")
+        distinct = len(np.unique(on, axis=0))
+        name = " ".join((title or "images").split())
+        sentence = (f"{name[:1].upper() + name[1:]}: {count(distinct, 'distinct image')} among the {len(group)} "
+                    f"shown; pixels on per image {span(on.sum(axis=1))}")
+        if rows * cols <= _MAX_SPELLED_PIXELS:
+            spelled = ["/".join("".join("1" if x else "0" for x in line) for line in image.reshape(shape))
+                       for image in on]
+            fits = max(1, min(len(spelled), _SPELLED_CHARACTERS // len(groups) // (len(spelled[0]) + 2)))
+            which = "" if fits == len(spelled) else f" (the first {fits})"
+            sentence += f"; row by row{which}, 1 = on: {', '.join(spelled[:fits])}"
+        details.append(sentence + ".")
+    describe(fig, f"Binary images of {rows} × {cols} pixels on a grid, on pixels dark: "
+                  f"{' and '.join(parts)}.", details)
 
 
 def _draw_moment_match(ax, clamped, free, mask, units, title=None, data_label="data"):
@@ -139,7 +185,7 @@ def _draw_moment_match(ax, clamped, free, mask, units, title=None, data_label="d
                label=r"pairs $\langle s_i s_j \rangle$")
     ax.scatter(mean_c, mean_f, s=30, facecolors="none", edgecolors=HIGHLIGHT, linewidths=1.3, zorder=2,
                label=r"units $\langle s_i \rangle$")
-    gap = max(np.abs(second_c[i, j] - second_f[i, j]).max(initial=0), np.abs(mean_c - mean_f).max())
+    gap = _largest_gap(clamped, free, mask)
     ax.text(0.97, 0.04, f"largest gap {gap:.3f}", transform=ax.transAxes, ha="right", va="bottom",
             fontsize=FONT_SIZE - 1)
     pad = 0.05 * (1 - low)
@@ -152,6 +198,31 @@ def _draw_moment_match(ax, clamped, free, mask, units, title=None, data_label="d
         ax.set_title(title, fontsize=FONT_SIZE)
     _tidy(ax)
     return gap
+
+
+def _largest_gap(clamped, free, mask):
+    """The largest |data - model| over the connected pairs and the units: what the panel writes in its corner."""
+    (mean_c, second_c), (mean_f, second_f) = clamped, free
+    i, j = np.nonzero(np.triu(mask, 1))
+    return max(np.abs(second_c[i, j] - second_f[i, j]).max(initial=0), np.abs(mean_c - mean_f).max())
+
+
+def _settled(values):
+    """Averages (of size about 1) with round-off (below 1e-9) set to 0, so the words do not depend on it."""
+    values = np.asarray(values, dtype=float)
+    return np.where(np.abs(values) < 1e-9, 0.0, values)
+
+
+def _moment_words(clamped, free, mask, data_label="data"):
+    """One sentence on a moment-match panel: its points, their ranges and the gaps of pairs and units."""
+    (mean_c, second_c), (mean_f, second_f) = ((_settled(m), _settled(p)) for m, p in (clamped, free))
+    i, j = np.nonzero(np.triu(mask, 1))
+    pair_gap = np.abs(second_c[i, j] - second_f[i, j])
+    unit_gap = np.abs(mean_c - mean_f)
+    pairs = (f"{count(len(i), 'pair')} with {data_label} averages {span(second_c[i, j])} and model averages "
+             f"{span(second_f[i, j])}, largest gap {number(pair_gap.max())}" if len(i) else "no connected pairs")
+    return (f"{pairs}; {count(len(mean_c), 'unit')} with {data_label} averages {span(mean_c)} and model averages "
+            f"{span(mean_f)}, largest gap {number(unit_gap.max())}")
 
 
 def plot_moment_match(models, data, titles=None):
@@ -197,12 +268,34 @@ def plot_moment_match(models, data, titles=None):
     data = [check_data(data, model.n_visible, model.units, "data") for model in models]
     fig = _new_figure((3.3 * len(models), 3.4))
     axes = fig.subplots(1, len(models), squeeze=False)[0]
-    for ax, model, title, batch in zip(axes, models, titles, data):
+    gaps, details = [], []
+    for k, (ax, model, title, batch) in enumerate(zip(axes, models, titles, data)):
         clamped, free = exact_statistics(model, batch)
         label = "data" if model.n_hidden == 0 else "clamped"
-        _draw_moment_match(ax, clamped, free, model.mask, model.units, title, label)
+        gaps.append(_draw_moment_match(ax, clamped, free, model.mask, model.units, title, label))
+        details.append(f"{_panel_name(title, k, len(models))}: {_moment_words(clamped, free, model.mask, label)}.")
     axes[0].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left", handletextpad=0.2)
+    label = "data" if all(model.n_hidden == 0 for model in models) else "clamped-phase"
+    gaps = [number(gap) for gap in _settled(gaps)]
+    if len(models) == 1:
+        shown = f"the largest gap between the two is {gaps[0]}"
+    else:
+        shown = "the largest gap between the two is " + ", ".join(
+            f"{gap} {_panel_name(title, k, len(models), inside=True)}"
+            for k, (gap, title) in enumerate(zip(gaps, titles)))
+    describe(fig, [
+        f"Model averages against {label} averages, exact, for {count(len(models), 'model')}: one dot per pair "
+        f"of connected units (<s_i s_j>) and one ring per unit (<s_i>); a point on the diagonal is a statistic "
+        f"the model matches, and {shown}.",
+    ], details)
     return fig
+
+
+def _panel_name(title, k, n, inside=False):
+    """A panel's title, or "panel k" when it has none; ``inside``: as a phrase after a number ("(before)")."""
+    name = title if title else (f"panel {k + 1}" if n > 1 else "the panel")
+    name = " ".join(str(name).split())
+    return f"({name})" if inside else name[:1].upper() + name[1:]
 
 
 def _histories(histories, labels):
@@ -221,17 +314,55 @@ def _histories(histories, labels):
     return histories, labels
 
 
+def _monitor_name(histories):
+    """What the histories monitor, as the axis names it: "log-likelihood", "pseudo-log-likelihood", "value"."""
+    return histories[0].monitor.replace("_", "-") if histories[0].monitor else "value"
+
+
+def _run_names(labels):
+    """Legend labels, or "run k" for runs without one ("the run" when it is the only one)."""
+    if len(labels) == 1 and not labels[0]:
+        return ["the run"]
+    return [label if label else f"run {k + 1}" for k, label in enumerate(labels)]
+
+
+def _history_words(histories, labels, best=None):
+    """Summary and details of training histories: where each run starts and ends, and its distance to ``best``."""
+    names, name = _run_names(labels), _monitor_name(histories)
+    epochs = np.concatenate([h.epochs for h in histories])
+    summary = (f"The {name} (nats per pattern) against epoch, {span(epochs, 3)}, for "
+               f"{count(len(histories), 'training run')}")
+    if best is None:
+        ends = ", ".join(f"{n} at {number(h.values[-1])}" for n, h in zip(names, histories))
+        summary += f"; {'it ends' if len(histories) == 1 else 'they end'} at: {ends}."
+    else:
+        ends = ", ".join(f"{n} {_distance(best - h.values[-1])}" for n, h in zip(names, histories))
+        summary += (f", with the maximum likelihood, {number(best)}, as a dashed line; a second panel shows the "
+                    f"distance to it on a log scale, at the end: {ends}.")
+    details = []
+    for n, h in zip(names, histories):
+        change = h.values[-1] - h.values[0]
+        details.append(f"{n[:1].upper() + n[1:]}: {number(h.values[0])} at epoch {h.epochs[0]}, "
+                       f"{number(h.values[-1])} at epoch {h.epochs[-1]} (a change of "
+                       f"{'+' if change > 0 else ''}{number(change)}), values {span(h.values)}.")
+    return summary, details
+
+
+def _distance(gap):
+    """A distance to the maximum log-likelihood, in words; below 1e-9 it is round-off and written as such."""
+    return number(gap) if gap >= 1e-9 else "below 1e-9 (at the maximum, to round-off)"
+
+
 def _draw_history(ax, histories, labels, best=None, marker=None):
     for k, (h, label) in enumerate(zip(histories, labels)):
-        ax.plot(h.epochs, h.values, color=_HISTORY_COLOURS[k % len(_HISTORY_COLOURS)], lw=1.4, label=label)
+        ax.plot(h.epochs, h.values, lw=1.4, label=label, **_curve_style(k, len(h.epochs), len(histories)))
     if best is not None:
         ax.axhline(best, ls="--", lw=1, color=NEUTRAL, label="maximum likelihood")
     if marker is not None:
         h = histories[0]
         ax.plot(h.epochs[marker], h.values[marker], "o", color=HIGHLIGHT, ms=7, zorder=4)
-    name = histories[0].monitor.replace("_", "-") if histories[0].monitor else "value"
     ax.set_xlabel("epoch", fontsize=FONT_SIZE)
-    ax.set_ylabel(f"{name}\n(nats per pattern)", fontsize=FONT_SIZE)
+    ax.set_ylabel(f"{_monitor_name(histories)}\n(nats per pattern)", fontsize=FONT_SIZE)
     ax.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
     _tidy(ax)
 
@@ -278,12 +409,14 @@ def plot_training_history(histories, labels=None, best=None):
         ax = axes[1]
         for k, h in enumerate(histories):
             # A run can touch the maximum to round-off; clip so the log scale keeps it.
-            ax.semilogy(h.epochs, np.maximum(best - h.values, 1e-12), color=_HISTORY_COLOURS[k % 4], lw=1.2)
+            ax.semilogy(h.epochs, np.maximum(best - h.values, 1e-12), lw=1.2,
+                        **_curve_style(k, len(h.epochs), len(histories)))
         ax.set_xlabel("epoch", fontsize=FONT_SIZE)
         ax.set_ylabel("distance to the maximum", fontsize=FONT_SIZE)
         _tidy(ax)
     if any(labels) or best is not None:
         axes[0].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower right")
+    describe(fig, *_history_words(histories, labels, best))
     return fig
 
 
@@ -315,11 +448,35 @@ def plot_held_out_curves(curves):
     fig = _new_figure((6.4, 3.2))
     ax = fig.add_subplot()
     for k, (decay, curve) in enumerate(curves.items()):
-        colour = _HISTORY_COLOURS[k % len(_HISTORY_COLOURS)]
-        ax.plot(curve.epochs, curve.train, color=colour, lw=1.8, label=f"training, weight decay {decay:g}")
-        ax.plot(curve.epochs, curve.held_out, color=colour, lw=1.8, ls="--", label=f"held out, weight decay {decay:g}")
+        # Solid for training, dashed for held out; the weight decay has its own colour *and* marker.
+        style = _curve_style(k, len(curve.epochs), max(len(curves), 2))
+        style.pop("ls")
+        ax.plot(curve.epochs, curve.train, lw=1.8, label=f"training, weight decay {decay:g}", **style)
+        ax.plot(curve.epochs, curve.held_out, lw=1.8, ls="--", mfc="white", label=f"held out, weight decay {decay:g}",
+                **style)
     ax.set_xlabel("epoch", fontsize=FONT_SIZE)
     ax.set_ylabel("mean log-likelihood L", fontsize=FONT_SIZE)
-    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, ncol=2, loc="lower left")
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, ncol=2, loc="best")
     _tidy(ax)
+    _describe_held_out(fig, curves)
     return fig
+
+
+def _describe_held_out(fig, curves):
+    decays, curves = list(curves), list(curves.values())
+    held_out = np.array([c.held_out[-1] for c in curves])
+    epochs = np.concatenate([c.epochs for c in curves])
+    summary = [f"Mean log-likelihood L against epoch, {span(epochs, 3)}, on the training data (solid lines) and "
+               f"on held-out data (dashed), for {count(len(decays), 'weight decay')}, "
+               f"{', '.join(f'{d:g}' for d in decays)}."]
+    if len(curves) > 1:
+        top = int(ranked(held_out)[0])
+        summary.append(f"At the end the held-out L is highest, {number(held_out[top])}, with weight decay "
+                       f"{decays[top]:g}.")
+    else:
+        summary.append(f"At the end L is {number(curves[0].train[-1])} on the training data and "
+                       f"{number(held_out[0])} on the held-out data.")
+    details = [f"Weight decay {d:g}: training L from {number(c.train[0])} to {number(c.train[-1])}, held-out L from "
+               f"{number(c.held_out[0])} to {number(c.held_out[-1])}, highest held-out L {number(c.held_out.max())}."
+               for d, c in zip(decays, curves)]
+    describe(fig, summary, details)

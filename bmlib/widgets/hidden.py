@@ -12,6 +12,7 @@ from ..datasets import bars_and_stripes
 from ..learning.rbm import RBM
 from ..learning.training import train
 from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_OFF, UNIT_ON, _tidy
+from ..plotting._words import count, describe, number, ranked, span
 from ..plotting.hidden import _PROBABILITY
 from ._base import BlittedFigureWidget
 
@@ -133,7 +134,7 @@ class HiddenWidget(BlittedFigureWidget):
     def _moving_artists(self):
         """What changes with the controls, in drawing order (pixel borders over the images)."""
         ax_in, ax_h, ax_out = self._figure.axes
-        return [ax_in.images[0], ax_in.collections[0], ax_in.title, *ax_h.patches, ax_h.title,
+        return [ax_in.images[0], ax_in.collections[0], *ax_in.texts, ax_in.title, *ax_h.patches, ax_h.title,
                 ax_out.images[0], ax_out.collections[0], *ax_out.texts, ax_out.title]
 
     def _titles(self, log_p):
@@ -149,6 +150,7 @@ class HiddenWidget(BlittedFigureWidget):
         ax_in, ax_h, ax_out = self._figure.axes
         p_visible, p_hidden, log_p = self.completion()
         ax_in.images[0].set_data(self._input_image())
+        self._mark_hidden(ax_in)
         ax_in.set_title(self._titles(log_p)[0], fontsize=FONT_SIZE)
         for bar, p in zip(ax_h.patches, p_hidden):
             bar.set_height(p)
@@ -156,6 +158,37 @@ class HiddenWidget(BlittedFigureWidget):
         ax_out.images[0].set_data(p_visible.reshape(self.side, self.side))
         self._label_pixels(ax_out, p_visible)
         ax_out.set_title(self._completion_title(), fontsize=FONT_SIZE)
+        self._describe_state(self._figure, p_visible, p_hidden, log_p)
+
+    def _describe_state(self, fig, p_visible, p_hidden, log_p):
+        """The figure's words for the pattern and the hidden pixels shown, from the values it draws."""
+        hidden = self._options[self.hide_menu.value]
+        image = self.data[self.pattern]
+        shown = ["?" if k in set(hidden.tolist()) else str(int(x)) for k, x in enumerate(image)]
+        rows = "/".join("".join(shown[r * self.side:(r + 1) * self.side]) for r in range(self.side))
+        n_h = len(p_hidden)
+        likely = ranked(p_hidden)[:3]
+        what = (f"the {self.hide_menu.value} ({count(len(hidden), 'pixel')}) hidden" if len(hidden)
+                else "nothing hidden")
+        summary = [f"Image {self.pattern} of {len(self.data)} ({self.side} × {self.side} pixels) with {what}: "
+                   f"log p = {number(log_p)} (best possible {number(-np.log(len(self.data)))}); the RBM's "
+                   f"{count(n_h, 'hidden unit')} are on with probability {span(p_hidden)}."]
+        fill, p = self.best_fill()
+        if fill is not None:
+            summary.append(f"Its most probable fill of the hidden pixels is {fill}, with p = {number(p)}.")
+        details = [f"The image as shown, row by row (1 on, 0 off, ? hidden): {rows}.",
+                   f"Most probably on: hidden units " +
+                   ", ".join(f"{j} ({number(p_hidden[j])})" for j in likely) + "."]
+        if len(hidden):
+            details.append("Completion, p(on) of each hidden pixel: " +
+                           ", ".join(f"pixel {k} {number(p_visible[k])}" for k in hidden) + ".")
+        describe(fig, summary, details)
+
+    def _mark_hidden(self, ax):
+        """A "?" on each hidden pixel of the input image: grey is not the only sign that it is hidden."""
+        hidden = set(self._options[self.hide_menu.value].tolist())
+        for k, text in enumerate(ax.texts):
+            text.set_text("?" if k in hidden else "")
 
     def _completion_title(self):
         fills, p = self.best_fill()
@@ -193,8 +226,12 @@ class HiddenWidget(BlittedFigureWidget):
                                 wspace=0.25)
         ax_in = fig.add_subplot(grid[0])
         ax_in.imshow(self._input_image(), cmap=_INPUT_COLOURS, vmin=0, vmax=2, interpolation="nearest")
+        for k in range(self.side * self.side):
+            ax_in.text(k % self.side, k // self.side, "", ha="center", va="center", fontsize=FONT_SIZE + 2,
+                       color=UNIT_ON, fontweight="bold")
+        self._mark_hidden(ax_in)
         ax_in.set_title(self._titles(log_p)[0], fontsize=FONT_SIZE)
-        ax_in.set_xlabel("shown to the model\n(grey: hidden)", fontsize=FONT_SIZE - 1)
+        ax_in.set_xlabel("shown to the model\n(grey ?: hidden)", fontsize=FONT_SIZE - 1)
         ax_h = fig.add_subplot(grid[1])
         n_h = len(p_hidden)
         ax_h.bar(np.arange(n_h), p_hidden, width=0.7, color=UNIT_ON)
@@ -216,6 +253,7 @@ class HiddenWidget(BlittedFigureWidget):
         for ax in (ax_in, ax_out):
             ax.add_collection(LineCollection(borders, colors=NEUTRAL, linewidths=0.6))
             ax.set(xticks=[], yticks=[])
+        self._describe_state(fig, p_visible, p_hidden, log_p)
 
 
 def hidden_widget(rbm=None, data=None, n_hidden=16, epochs=1000, pattern=0, hide="nothing", rng=0):

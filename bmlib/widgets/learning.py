@@ -11,7 +11,8 @@ from ..learning.machine import BoltzmannMachine
 from ..learning.statistics import exact_statistics
 from ..learning.training import train
 from ..plotting._style import FONT_SIZE, NEGATIVE, POSITIVE, UNIT_OFF, _tidy
-from ..plotting.learning import _draw_history, _draw_moment_match
+from ..plotting._words import describe, number, span
+from ..plotting.learning import _draw_history, _draw_moment_match, _largest_gap, _moment_words, _settled
 from ._base import BlittedFigureWidget
 
 #: Largest machine the learning widget accepts: it enumerates every state once per epoch while it is built.
@@ -110,12 +111,32 @@ class LearningWidget(BlittedFigureWidget):
         pairs, units = ax_stats.collections[:2]
         pairs.set_offsets(np.column_stack([second_c[i, j], second_f[i, j]]))
         units.set_offsets(np.column_stack([mean_c, mean_f]))
-        gap = max(np.abs(second_c[i, j] - second_f[i, j]).max(initial=0), np.abs(mean_c - mean_f).max())
+        gap = _largest_gap(self._stats[t][0], self._stats[t][1], self.machine.mask)
         ax_stats.texts[0].set_text(f"largest gap {gap:.3f}")
         ax_stats.set_title(self._stats_title(t), fontsize=FONT_SIZE)
         ax_history.lines[-1].set_data([self.history.epochs[t]], [self.history.values[t]])
         ax_history.set_title(self._history_title(t), fontsize=FONT_SIZE)
         ax_weights.images[0].set_data(self._snapshots[t][0])
+        self._describe_epoch(self._figure)
+
+    def _describe_epoch(self, fig):
+        """The figure's words for the epoch shown, from the statistics, history and weights it draws."""
+        t, m, h = self.epoch, self.machine, self.history
+        clamped, free = self._stats[t]
+        label = "data" if m.n_hidden == 0 else "clamped"
+        gap = number(_settled(_largest_gap(clamped, free, m.mask)))
+        i, j = np.nonzero(np.triu(m.mask, 1))
+        W = _settled(self._snapshots[t][0][i, j])
+        describe(fig, [
+            f"Training after epoch {t} of {self.epoch_slider.max}: the largest gap between the model's and the "
+            f"{label} averages is {gap}, and the log-likelihood is {number(h.values[t])} nats per pattern "
+            f"(from {number(h.values[0])} at epoch 0 to {number(h.values[-1])} at epoch {h.epochs[-1]}).",
+        ], [
+            f"Left, model averages against {label} averages (dots: pairs; rings: single units): "
+            f"{_moment_words(clamped, free, m.mask, label)}.",
+            f"Middle, the log-likelihood against epoch, with epoch {t} marked.",
+            f"Right, the weight matrix as colours (red positive, blue negative): weights {span(W)}.",
+        ])
 
     def _stats_title(self, t):
         return f"after epoch {t}\n(dots: pairs; rings: single units)"
@@ -141,6 +162,7 @@ class LearningWidget(BlittedFigureWidget):
         ax.set(xticks=ticks, yticks=ticks)
         ax.set_title(f"weights w_ij (red > 0, blue < 0)\ncolour limit \u00b1{self._w_limit:.2f}", fontsize=FONT_SIZE)
         _tidy(ax)
+        self._describe_epoch(fig)
 
 
 def learning_widget(data, n_hidden=0, epochs=100, learning_rate=0.1, momentum=0.0, statistics="exact",
