@@ -190,6 +190,21 @@ WATCH = f"""(k) => {{ const img = {WIDGETS}[k].querySelector('img');
       if (img.src !== before && img.naturalWidth > 0) {{
         img.removeEventListener('load', loaded);
         resolve(performance.now() - t0); }} }}); }}); }}"""
+# Widget k's live description (bmlib/widgets/_base.py) and its picture's accessible name.
+WIDGET_WORDS = f"""(k) => {{ const w = {WIDGETS}[k]; const p = w.querySelector('.bm-figure-words-live p');
+  const img = w.querySelector('img');
+  return {{text: p ? p.textContent : '', live: p ? p.getAttribute('aria-live') : null,
+          tooltip: img ? (img.getAttribute('title') || img.getAttribute('alt') || '') : ''}}; }}"""
+# Controls of widget k that a keyboard cannot reach or a screen reader cannot name: each slider
+# handle, button and select needs tabindex >= 0 (or to be natively focusable) and a label,
+# the widget's description (ipywidgets puts it in a label beside the control) or its own text.
+UNLABELLED_CONTROLS = f"""(k) => {{ const w = {WIDGETS}[k];
+  return [...w.querySelectorAll('.noUi-handle, button, select, input')].filter(c => {{
+    if (c.offsetParent === null) return false;  // not shown
+    const row = c.closest('.widget-inline-hbox, .jupyter-widgets');
+    const label = (c.getAttribute('aria-label') || c.textContent.trim() || c.getAttribute('title')
+                   || (row && row.querySelector('.widget-label') ? row.querySelector('.widget-label').textContent.trim() : ''));
+    return !label || c.tabIndex < 0; }}).map(c => c.outerHTML.slice(0, 100)); }}"""
 # Number the widget views, so that the test can point Playwright at each one.
 MARK_WIDGETS = f"() => {WIDGETS}.forEach((v, k) => v.setAttribute('data-test-widget', k))"
 SLIDER_VALUE = f"(k) => {WIDGETS}[k].querySelector('.noUi-handle').getAttribute('aria-valuenow')"
@@ -308,6 +323,13 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
             latencies.append(latency)
         report.append(f"widget {k + 1} redraw {sorted(latencies)[1]:.0f} ms (median of 3 steps: "
                       + ", ".join(f"{t:.0f}" for t in latencies) + ")")
+        # Its words, live under the picture and announced (aria-live) when a step changes them.
+        words = page.evaluate(WIDGET_WORDS, k)
+        assert words["live"] == "polite" and len(words["text"]) > 40, f"widget {k + 1}: no live words: {words}"
+        assert words["tooltip"], f"widget {k + 1}: its picture has no accessible name (tooltip)"
+        # Keyboard: every slider, button and menu of the widget is reachable by Tab, with a label.
+        unlabelled = page.evaluate(UNLABELLED_CONTROLS, k)
+        assert unlabelled == [], f"widget {k + 1}: controls without a label or out of the tab order: {unlabelled}"
     if shots:
         screenshot(page, page.locator('[data-test-widget="0"]'),
                    "jupyterlab-energy-widget.png")

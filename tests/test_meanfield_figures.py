@@ -123,10 +123,11 @@ def test_plot_mean_field_accuracy_validates():
 
 def test_widget_static_fallback_is_deterministic():
     w = bm.mean_field_widget(W4, B4, T=1.0)
-    bundle = w._repr_mimebundle_()
+    bundle, metadata = w._repr_mimebundle_()
     assert base64.b64decode(bundle["image/png"])[:4] == b"\x89PNG"
+    assert metadata["image/png"]["alt"] == w.figure_description.text  # the static picture's words
     text = bundle["text/plain"]
-    assert text == bm.mean_field_widget(W4, B4, T=1.0)._repr_mimebundle_()["text/plain"]
+    assert text == bm.mean_field_widget(W4, B4, T=1.0)._repr_mimebundle_()[0]["text/plain"]
     assert "2 mean-field solution(s)" in text and "6.019" in text and "6.152" in text
 
 
@@ -159,7 +160,7 @@ def test_widget_in_bits_and_its_limits():
     w = bm.mean_field_widget(Wx, bx, T=1.0, units="bits")
     spins = bm.mean_field_widget(W4, B4, T=1.0)
     np.testing.assert_allclose(w.solutions[0][0], (1 + spins.solutions[0][0]) / 2, atol=1e-6)
-    assert "bits" in w._repr_mimebundle_()["text/plain"]
+    assert "bits" in w._repr_mimebundle_()[0]["text/plain"]
     with pytest.raises(ValueError, match="n <= 10"):
         bm.mean_field_widget(np.zeros((11, 11)))
     with pytest.raises(ValueError, match="coupling"):

@@ -86,12 +86,13 @@ def is_png(data):
 
 def test_energy_widget_mimebundle_has_png_and_stable_text():
     widget = bm.energy_widget(W4, B4)
-    bundle = widget._repr_mimebundle_()
+    bundle, metadata = widget._repr_mimebundle_()
+    assert metadata["image/png"]["alt"] == widget.figure_description.text
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert is_png(base64.b64decode(bundle["image/png"]))
     assert base64.b64decode(bundle["image/png"]) == widget.figure_png()
     text = bundle["text/plain"]
-    assert text == bm.energy_widget(W4, B4)._repr_mimebundle_()["text/plain"]
+    assert text == bm.energy_widget(W4, B4)._repr_mimebundle_()[0]["text/plain"]
     assert text.startswith("EnergyWidget: n=4 units") and "0x" not in text
 
 
