@@ -65,8 +65,8 @@ def _spy(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("make", [lambda: bm.ContrastiveDivergence(2), lambda: bm.PersistentContrastiveDivergence(1, 15)],
-                         ids=["cd", "pcd"])
+@pytest.mark.parametrize("make", [lambda: bm.ContrastiveDivergence(2),
+                                  lambda: bm.PersistentContrastiveDivergence(1, 15)], ids=["cd", "pcd"])
 @pytest.mark.parametrize("settings", [{}, {"momentum": 0.5, "weight_decay": 0.01}, {"update": "sign"}],
                          ids=["gradient", "gradient-momentum", "sign"])
 def test_train_takes_every_update_through_the_one_step(monkeypatch, make, settings):
