@@ -37,7 +37,7 @@ from ..sampling import sample
 from ..sampling.rules import rule_name
 from ._full import state_moments
 from .annealed import AnnealedStatistics
-from .chain_step import chain_gradient
+from . import chain_step
 from .deterministic import MeanFieldStatistics
 from .machine import BoltzmannMachine
 from .rbm import RBM
@@ -110,7 +110,11 @@ class ContrastiveDivergence:
 
     Notes
     -----
-    Explained in the chapter "Hidden units" (faster statistics).
+    Explained in the chapter "Hidden units" (faster statistics). The step,
+    Gibbs rounds and statistics, is :func:`bmlib.learning.chain_step.contrastive_phases`,
+    shared with :class:`PersistentContrastiveDivergence`; :func:`~bmlib.train`
+    runs it too, for every ``update``, and takes the gradient step from it in
+    fewer NumPy calls than from the statistics returned here.
 
     Examples
     --------
@@ -130,17 +134,13 @@ class ContrastiveDivergence:
 
     def __call__(self, model, batch, rng=None):
         _require_rbm(model, "ContrastiveDivergence")
-        return self._statistics(model, model._check_data(batch, "batch"), as_generator(rng))
+        return self._phases(model, model._check_data(batch, "batch"), as_generator(rng)).statistics()
 
-    def _statistics(self, model, batch, gen):
-        v = model._gibbs_steps(batch, self.k, gen)
-        return model._statistics_given_visible(batch), model._statistics_given_visible(v)
-
-    def _step(self, model, batch, gen, scale):
-        # train() calls this instead of __call__: its batches are rows of data it has checked once
-        # (checking each small batch again cost about as much as its arithmetic), and it needs the
-        # step, which chain_gradient computes in a third of the NumPy calls of the statistics.
-        return chain_gradient(model, batch, batch, self.k, gen, scale)[0]
+    def _phases(self, model, batch, gen):
+        # The step itself (bmlib/learning/chain_step.py), with the chains started at the batch. train()
+        # calls this for every update=, on rows of data it has checked once (checking each small batch
+        # again cost about as much as its arithmetic), and takes the step or the statistics from it.
+        return chain_step.contrastive_phases(model, batch, batch, self.k, gen)
 
 
 class PersistentContrastiveDivergence:
@@ -179,7 +179,10 @@ class PersistentContrastiveDivergence:
 
     Notes
     -----
-    Explained in the chapter "Hidden units" (faster statistics).
+    Explained in the chapter "Hidden units" (faster statistics). The step is
+    that of :class:`ContrastiveDivergence`
+    (:func:`bmlib.learning.chain_step.contrastive_phases`), started at
+    :attr:`chains` instead of the batch.
     """
 
     def __init__(self, k=1, n_chains=200):
@@ -192,22 +195,15 @@ class PersistentContrastiveDivergence:
 
     def __call__(self, model, batch, rng=None):
         _require_rbm(model, "PersistentContrastiveDivergence")
-        return self._statistics(model, model._check_data(batch, "batch"), as_generator(rng))
+        return self._phases(model, model._check_data(batch, "batch"), as_generator(rng)).statistics()
 
-    def _start(self, model, gen):
-        if self.chains is None or self.chains.shape[1] != model.n_visible:
+    def _phases(self, model, batch, gen):
+        # The step of ContrastiveDivergence._phases, with the chains started where the last call left them.
+        if self.chains is None or self.chains.shape[1] != model.n_visible:  # uniformly random at first
             self.chains = model._random_states(self.n_chains, gen)
-
-    def _statistics(self, model, batch, gen):
-        self._start(model, gen)
-        self.chains = model._gibbs_steps(self.chains, self.k, gen)
-        return model._statistics_given_visible(batch), model._statistics_given_visible(self.chains)
-
-    def _step(self, model, batch, gen, scale):
-        # What train() calls (see ContrastiveDivergence._step): the same chains, the step directly.
-        self._start(model, gen)
-        step, self.chains = chain_gradient(model, batch, self.chains, self.k, gen, scale)
-        return step
+        phases = chain_step.contrastive_phases(model, batch, self.chains, self.k, gen)
+        self.chains = phases.chains
+        return phases
 
 
 class SampledStatistics:

@@ -15,7 +15,6 @@ Sejnowski (1985), who moved every weight by 2 in the direction of
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +23,7 @@ from .._checks import check_bool, check_choice, check_count, check_real
 from .._progress import progress_bar
 from .._random import as_generator
 from .._threads import thin_blas
+from .history import TrainingHistory, _check_model
 from .machine import BoltzmannMachine
 from .rbm import RBM
 from .statistics import (
@@ -58,106 +58,6 @@ FAR_BELOW_BEST = 1.0
 
 #: The half-life (epochs) of the step that ``step_decay="auto"`` gives persistent CD on an RBM in spins.
 AUTO_STEP_DECAY = 30.0
-
-
-@dataclass
-class TrainingHistory:
-    """What :func:`train` records, one entry per epoch.
-
-    Attributes
-    ----------
-    epochs : ndarray of shape (n_epochs + 1,)
-        0 (before training), 1, ..., n_epochs.
-    values : ndarray of shape (n_epochs + 1,)
-        The monitored quantity after each epoch, in nats per pattern (empty
-        if nothing was monitored).
-    monitor : str or None
-        What ``values`` holds: ``"log_likelihood"`` (exact),
-        ``"pseudo_log_likelihood"``, the name of a callable, or None.
-    statistics : callable
-        The provider that gave the statistics.
-    velocity : dict of str to ndarray
-        The last step of every parameter (what momentum carries into the
-        next one). Pass the history as ``resume=`` to :func:`train` to go on
-        with the same momentum, provider (persistent chains) and epoch count.
-    stopped_early : bool
-        True if the ``callback`` ended training before ``epochs``.
-    best_epoch : int or None
-        The epoch (counted as ``epochs``) with the highest monitored value of
-        this run, the first one on a tie (epoch 0 if training never improved
-        on the start); None without a monitor or with a callable one (whose
-        direction, higher or lower is better, bmlib cannot know).
-    best_parameters : dict of str to ndarray
-        Copies of the model's parameters (``W`` and the biases, named as in
-        ``model.parameter_names``) at ``best_epoch``; empty when
-        ``best_epoch`` is None. :meth:`restore_best` puts them back into the model.
-    """
-
-    epochs: np.ndarray
-    values: np.ndarray
-    monitor: str | None
-    statistics: object
-    velocity: dict = field(default_factory=dict, repr=False)
-    stopped_early: bool = False
-    best_epoch: int | None = None
-    best_parameters: dict = field(default_factory=dict, repr=False)
-
-    def __repr__(self):
-        last = f", last value {self.values[-1]:.4f}" if len(self.values) else ""
-        best = f", best at epoch {self.best_epoch}" if self.best_epoch is not None else ""
-        return f"TrainingHistory({len(self.epochs) - 1} epochs, monitor={self.monitor!r}{last}{best})"
-
-    def restore_best(self, model):
-        """Put the parameters of :attr:`best_epoch` back into ``model`` (in place) and return it.
-
-        Parameters
-        ----------
-        model : BoltzmannMachine or RBM
-            The model this history trained (or one of the same shape).
-
-        Returns
-        -------
-        BoltzmannMachine or RBM
-            ``model``, now with the best epoch's ``W`` and biases (copies:
-            training it further leaves the history unchanged).
-
-        Raises
-        ------
-        ValueError
-            If nothing was monitored (no best epoch), or ``model``'s
-            parameters do not have the shapes recorded.
-
-        Examples
-        --------
-        >>> import bmlib as bm
-        >>> data = bm.bars_and_stripes(3)
-        >>> machine = bm.BoltzmannMachine(9, rng=0)
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True):  # a step of 2 overshoots at once: a TrainingWarning
-        ...     history = bm.train(machine, data, epochs=100, learning_rate=2.0)
-        >>> history.best_epoch, history.values[[0, 1]].round(2), bool(history.values[-1] < -20)
-        (1, array([-6.12, -3.89]), True)
-        >>> round(history.restore_best(machine).log_likelihood(data), 2)
-        -3.89
-        """
-        model = _check_model(model)
-        if self.best_epoch is None:
-            raise ValueError("restore_best needs a monitored run: this history has no best epoch "
-                             f"(monitor={self.monitor!r})")
-        for p in model.parameter_names:
-            if p not in self.best_parameters or np.shape(self.best_parameters[p]) != np.shape(getattr(model, p)):
-                raise ValueError(f"model must be the one this history trained: its {p} has shape "
-                                 f"{np.shape(getattr(model, p))}, the best parameters' "
-                                 f"{np.shape(self.best_parameters.get(p))}")
-        for p in model.parameter_names:
-            setattr(model, p, np.array(self.best_parameters[p], dtype=float))
-        return model
-
-
-def _check_model(model):
-    if not isinstance(model, (BoltzmannMachine, RBM)):
-        raise TypeError(f"model must be a bmlib BoltzmannMachine or RBM; got {type(model).__name__}")
-    return model
 
 
 def _exact_entries(model):
@@ -235,8 +135,9 @@ def _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, *, e
     parameters, so their steps are checked once, at the end of the epoch (a check per step costs
     a tenth of a 10-row step), and a failure restores the model as it was when the epoch began.
 
-    ``trusted`` is None for a reader's provider, or ``(model, batch, rng, scale) -> gradient``
-    times ``scale`` for bmlib's CD and PCD on an RBM (see :mod:`bmlib.learning.chain_step`).
+    ``trusted`` is None for a reader's provider, or, for bmlib's CD and PCD on an RBM, their
+    ``_phases(model, batch, rng)``: the one CD/PCD step (:mod:`bmlib.learning.chain_step`) that
+    their public call runs too, whose phases give the gradient step or the statistics.
     """
     names = model.parameter_names
     # Steps replace the parameter arrays, never write into them: these stay the epoch's start.
@@ -248,8 +149,12 @@ def _epoch(model, data, batch_size, gen, provider, trusted, step, velocity, *, e
     is_step = plain and trusted is not None
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below
         for batch in _batches(data, batch_size, gen):
-            if trusted is not None:  # bmlib's own providers, on rows of the checked data
-                grads = trusted(model, batch, gen, step.learning_rate if plain else 1.0)
+            if trusted is not None:  # bmlib's own CD and PCD, on rows of the checked data
+                phases = trusted(model, batch, gen)
+                if step.update == "gradient":
+                    grads = phases.step(step.learning_rate if plain else 1.0)
+                else:  # a component whose two phases agree exactly must keep the sign 0, not a rounding's
+                    grads = model._gradient(*phases.statistics())
             else:
                 grads = model._gradient(*_check_statistics(model, provider(model, batch, gen)))
             steps = {}
@@ -450,11 +355,7 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
     # answers; on anything else their own call raises the error that explains why. Exact types:
     # a student's subclass that overrides __call__ must be called.
     chains = (ContrastiveDivergence, PersistentContrastiveDivergence)
-    trusted = None
-    if type(provider) in chains and isinstance(model, RBM):
-        # The sign of a gradient that should be exactly zero must stay zero, so the sign update keeps
-        # the statistics' own difference; every other step comes from chain_gradient, rounded differently.
-        trusted = provider._step if update == "gradient" else _gradient_of_statistics(provider)
+    trusted = provider._phases if type(provider) in chains and isinstance(model, RBM) else None
     # train has checked the model and the data once: the exact statistics need not check both again
     # at every step, as the public exact_statistics does (the history still names the public one).
     per_batch = _exact_statistics_of_checked if provider is exact_statistics else provider
@@ -522,13 +423,6 @@ def _resolve_step_decay(step_decay, model, provider):
     if step_decay is None:
         return None
     return check_real(step_decay, "step_decay", positive=True)
-
-
-def _gradient_of_statistics(provider):
-    """A ``_step``-like function (model, batch, rng, scale) -> unscaled gradient, from the provider's statistics."""
-    def gradient(model, batch, gen, scale):
-        return model._gradient(*provider._statistics(model, batch, gen))
-    return gradient
 
 
 def _starting_velocity(model, resume):
