@@ -2,8 +2,9 @@
 
 :func:`bmlib.sample` and :func:`bmlib.anneal` check their arguments once and
 call :func:`run`; so does every loop that runs chains step by step
-(annealed importance sampling, through :func:`sweep_checked`, which skips the
-checks a public call would repeat at every step). One sweep::
+(annealed importance sampling and parallel tempering, through
+:func:`sweep_checked`, which skips the checks a public call would repeat at
+every step). One sweep::
 
     for each group of the schedule:          # units that share no coupling
         h   = local fields of the group
@@ -60,6 +61,11 @@ def check_energy_range(op):
 def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng, checked=True):
     """Run sweeps at ``temperatures[t]``; keep the state after sweep t where ``keep[t]``.
 
+    ``temperatures`` has shape (n_sweeps,), or (n_sweeps, n_chains) for one
+    temperature per chain (chain c of sweep t at ``temperatures[t, c]``, all
+    > 0: the replicas of parallel tempering; the rule then gets ``T`` as a
+    column of shape (n_chains, 1), broadcast against its fields, and a
+    lattice takes the general sweep, its table being for one temperature).
     Acceptance is counted from sweep ``first_counted`` on (burn-in excluded).
     ``checked=False`` (a reader's own rule): every output of ``rule`` is checked
     to hold only the two unit levels before it is stored.
@@ -83,20 +89,25 @@ def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cla
     # with a fifth of the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
     # On a lattice, heat bath looks its test up in a table of the nine possible fields
     # (bmlib/sampling/lattice_sweep.py): the same decisions without a tanh per site.
+    per_chain = temperatures.ndim == 2
     fast = lattice = None
     if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
         fast = SequentialHeatBath(op.W, op.b, free, units)
-    elif type(op) is SquareLattice and rule is RULES["heat_bath"]:
+    elif type(op) is SquareLattice and rule is RULES["heat_bath"] and not per_chain:
         lattice = CheckerboardHeatBath(op, schedule, units)
     # T as a Python float: a NumPy float64 scalar would turn the lattice's float32 fields into float64.
-    for sweep, T in enumerate(temperatures.tolist()):
-        scale = _heat_bath_scale(T, units) if fast is not None and T > 0 else None
+    # One temperature per chain: a row of shape (n_chains,), all > 0 (the fast sweep divides its
+    # thresholds, of shape (units, n_chains), by the row of factors; a rule gets the column).
+    for sweep, T in enumerate(temperatures if per_chain else temperatures.tolist()):
+        hot = True if per_chain else T > 0
+        scale = _heat_bath_scale(T, units) if fast is not None and hot else None
         if scale is not None:
             changed_now = fast.sweep(state, scale, rng)
-        elif lattice is not None and T > 0:
+        elif lattice is not None and hot:
             changed_now = lattice.sweep(state, T, rng)
         else:
-            changed_now = general_sweep(op, state, schedule, rule if T > 0 else descend, T, units, zero, rng,
+            changed_now = general_sweep(op, state, schedule, rule if hot else descend,
+                                         T[:, None] if per_chain else T, units, zero, rng,
                                          checked=checked, rule_label=getattr(rule, "__name__", "custom"))
         if sweep >= first_counted:
             changed += changed_now
@@ -110,16 +121,36 @@ def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cla
     return samples, energies, acceptance, op.states(state)
 
 
-def sweep_checked(op, states, T, units, scan, rng):
-    """One heat-bath sweep at ``T > 0`` of chains ``states`` (n_chains, n), for callers that checked everything.
+def sweep_checked(op, states, T, units, scan, rng, rule=None):
+    """One sweep at ``T > 0`` of chains ``states`` (n_chains, n), for callers that checked everything.
 
     The chain kernel without :func:`sample`'s checks and without energies or
     kept states: what a loop that calls it at every step (annealed importance
-    sampling) needs. The same random numbers and decisions as
-    ``sample(..., n_samples=1, burn_in=0, initial=states).final_state``.
+    sampling, parallel tempering) needs. The same random numbers and decisions
+    as ``sample(..., n_samples=1, burn_in=0, initial=states).final_state``.
+
+    Parameters
+    ----------
+    op : coupling operator
+    states : ndarray of shape (n_chains, n)
+    T : float, or ndarray of shape (n_chains,)
+        The temperature, > 0; or one per chain (chain c at ``T[c]``, all > 0).
+    units : {"spins", "bits"}
+    scan : {"sequential", "random", "colouring"}
+    rng : numpy.random.Generator
+    rule : callable, optional
+        An unchecked rule ``(values, fields, T, units, rng)`` (default: the
+        heat bath, ``RULES["heat_bath"]``). One that is not a built-in rule has
+        every output checked (:func:`~bmlib.sampling.rules.check_rule_output`).
+
+    Returns
+    -------
+    ndarray of int8, shape (n_chains, n)
     """
-    return run(op, states, np.array([T]), np.zeros(1, dtype=bool), first_counted=1, rule=RULES["heat_bath"],
-                scan=scan, units=units, clamp=None, rng=rng)[3]
+    rule = RULES["heat_bath"] if rule is None else rule
+    temperatures = np.array([T], dtype=float)  # (1,) or (1, n_chains)
+    return run(op, states, temperatures, np.zeros(1, dtype=bool), first_counted=1, rule=rule, scan=scan,
+                units=units, clamp=None, rng=rng, checked=any(rule is known for known in RULES.values()))[3]
 
 
 def general_sweep(op, state, schedule, update, T, units, zero, rng, *, checked, rule_label):
@@ -128,7 +159,7 @@ def general_sweep(op, state, schedule, update, T, units, zero, rng, *, checked, 
     for group in schedule.sweep(rng):
         old = op.values(state, group)
         fields = op.fields(state, group)
-        if T == 0 and zero > 0:
+        if zero > 0 and np.ndim(T) == 0 and T == 0:  # (a per-chain T is a column, never 0)
             fields = np.where(np.abs(fields) <= zero, 0.0, fields)
         new = update(old, fields, T, units, rng)
         if checked or update is descend:
