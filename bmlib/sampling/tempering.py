@@ -12,7 +12,7 @@ That keeps the product of the K Boltzmann-Gibbs distributions invariant
 temperature exactly, while states diffuse up to where barriers are low and
 back down into other valleys (Swendsen and Wang 1986; Geyer 1991; Hukushima
 and Nemoto 1996). Sweeps are heat-bath updates of the units in order, made
-by the chain kernel (:func:`bmlib.sampling.kernel.sweep_checked`) with every
+by the chain kernel (:class:`bmlib.sampling.kernel.Sweeper`) with every
 replica at its own temperature: the rule is the heat-bath rule of
 :mod:`bmlib.sampling.rules`, the one every sampler applies.
 
@@ -40,7 +40,7 @@ from .._checks import (
 from .._random import as_generator
 from .._threads import thin_blas
 from .couplings import DenseCouplings
-from .kernel import sweep_checked
+from .kernel import Sweeper
 from .rules import RULES
 
 #: The rule each replica's sweep applies: the heat bath, as every sampler runs it (unchecked, for
@@ -117,12 +117,17 @@ def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_s
     else:
         S = np.array(np.broadcast_to(check_states(initial, n, units, name="initial"), (K, n)), dtype=float)
     beta = 1.0 / T
-    op = DenseCouplings._trusted(W, b)
-    rule = REPLICA_RULE  # looked up once per call: what a test put there is what runs
+    # The chain kernel's sweeps of this model, built once for all rounds; REPLICA_RULE is looked up once
+    # per call, so what a test put there is what runs.
+    rule = REPLICA_RULE
+    sweeper = Sweeper(DenseCouplings._trusted(W, b), np.arange(n), K, rule=rule, scan="sequential", units=units,
+                      checked=any(rule is known for known in RULES.values()), per_chain=True)
 
     def sweep(states, gen):
-        # One heat-bath sweep of every replica, row k at temperature T[k], units in order.
-        return sweep_checked(op, states, T, units, "sequential", gen, rule=rule).astype(float)
+        # One heat-bath sweep of every replica, row k at temperature T[k], units in order, in place
+        # (the dense operator's state is this float array).
+        sweeper.sweep(states, T, gen)
+        return states
 
     def energies(states):
         return -0.5 * np.einsum("ki,ij,kj->k", states, W, states) - states @ b
