@@ -19,7 +19,6 @@ import numpy as np
 
 from ._checks import (
     LEVELS,
-    _check_finite,
     check_approximation_temperature,
     check_choice,
     check_count,
@@ -29,6 +28,7 @@ from ._checks import (
     check_temperature,
     check_units,
 )
+from ._importance import ais_schedule, annealed_log_weights, weights_summary
 from ._random import as_generator
 from ._threads import thin_blas
 from .meanfield import naive_mean_field
@@ -117,18 +117,16 @@ def log_z_importance(W, b=None, T=1.0, units="spins", n_samples=10_000, proposal
         log_q = np.where(high, log_p, log_1mp).sum(axis=1)
         # -E/T = (s^T W s / 2 + b^T s) / T
         logw[start : start + len(S)] = (0.5 * np.sum((S @ W) * S, axis=1) + S @ b) / T - log_q
-    top = logw.max()
-    w = np.exp(logw - top)
-    mean_w = w.mean()
+    log_z, error, ess = weights_summary(logw)
     return LogZEstimate(
-        log_z=float(top + np.log(mean_w)),
-        error=float(w.std(ddof=1) / (np.sqrt(n_samples) * mean_w)),
+        log_z=log_z,
+        error=error,
         converged=True,
         cost=n_samples,
         cost_unit="energy evaluations",
         method="importance",
         details={
-            "ess": float(w.sum() ** 2 / np.sum(w * w)),
+            "ess": ess,
             "proposal_means": p_high if units == "bits" else 2.0 * p_high - 1.0,
             "proposal_sweeps": proposal_cost,
         },
@@ -336,7 +334,7 @@ def log_z_ais(
     check_approximation_temperature(T, W, b, "annealed importance sampling")
     n_runs = check_count(n_runs, "n_runs", minimum=1)
     check_memory(9 * n_runs * W.shape[0] + 16 * n_runs, f"{n_runs} annealing runs of {W.shape[0]} units (n_runs)")
-    fractions = _schedule(n_steps, fractions)
+    fractions = ais_schedule(n_steps, fractions)
     gen = as_generator(rng)
     n = W.shape[0]
     low, high = LEVELS[units]
@@ -348,34 +346,31 @@ def log_z_ais(
     # Checked once here; each step below builds its model from these and sweeps it unchecked.
     scan = "sequential" if scan is None else check_choice(scan, "scan", SCANS)
     check_energy_range(DenseCouplings._trusted(W, b))
-    logw = np.zeros(n_runs)
-    steps = np.diff(fractions)
-    energy_evaluations = 0
-    for k, step in enumerate(steps.tolist(), start=1):
-        if step > 0:
-            X = S.astype(float)
-            logw += step * ((0.5 * np.sum((X @ W) * X, axis=1) + X @ b) / T - X @ a)
-            energy_evaluations += n_runs
-        if k < steps.size:  # one sweep that leaves p_k invariant
-            beta = float(fractions[k])
-            step_model = DenseCouplings._trusted(beta * W, beta * b + (1.0 - beta) * T * a)
-            S = sweep_checked(step_model, S, T, units, scan, gen)
-    top = float(logw.max())
-    w = np.exp(logw - top)
-    mean_w = float(w.mean())
-    stderr = float(w.std(ddof=1) / (np.sqrt(n_runs) * mean_w)) if n_runs > 1 else float("nan")
+
+    def log_ratio(S, f_old, f_new):
+        # log p*_f(s) = f g(s) + a^T s, g(s) = -E(s)/T - a^T s: the step adds (f_new - f_old) g(s).
+        X = S.astype(float)
+        return (f_new - f_old) * ((0.5 * np.sum((X @ W) * X, axis=1) + X @ b) / T - X @ a)
+
+    def move(S, f):
+        # One heat-bath sweep that leaves p_f invariant: the machine with couplings f W, biases f b + (1 - f) T a.
+        return sweep_checked(DenseCouplings._trusted(f * W, f * b + (1.0 - f) * T * a), S, T, units, scan, gen)
+
+    logw, n_ratios = annealed_log_weights(fractions, S, log_ratio, move)
+    log_z, error, ess = weights_summary(logw, offset=log_z0)
+    K = fractions.size - 1
     return LogZEstimate(
-        log_z=log_z0 + top + float(np.log(mean_w)),
-        error=stderr,
+        log_z=log_z,
+        error=error,
         converged=True,
-        cost=n_runs * (steps.size - 1),
+        cost=n_runs * (K - 1),
         cost_unit="sweeps",
         method="ais",
         details={
-            "ess": float(w.sum() ** 2 / np.sum(w * w)),
+            "ess": ess,
             "log_weights": logw + log_z0,
-            "n_steps": int(steps.size),
-            "energy_evaluations": energy_evaluations,
+            "n_steps": K,
+            "energy_evaluations": n_runs * n_ratios,
             "base_means": p_high if units == "bits" else 2.0 * p_high - 1.0,
             "base_sweeps": base_sweeps,
         },
@@ -408,30 +403,5 @@ def _proposal(W, b, T, units, proposal, gen, name="proposal"):
     return p, 0
 
 
-#: Steps of the AIS schedule when neither n_steps nor fractions is given.
-_DEFAULT_AIS_STEPS = 1000
-
-
-def _schedule(n_steps, fractions):
-    """The AIS schedule f_0 = 0 <= ... <= f_K = 1 as a float array, from n_steps or fractions."""
-    if n_steps is not None and fractions is not None:
-        raise ValueError("give either n_steps (a linear schedule) or fractions (the schedule itself), not both")
-    if fractions is None:
-        K = check_count(_DEFAULT_AIS_STEPS if n_steps is None else n_steps, "n_steps", minimum=1)
-        return np.linspace(0.0, 1.0, K + 1)
-    try:
-        arr = np.asarray(fractions, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"fractions must be a 1-D sequence of numbers from 0 to 1; got {fractions!r:.60}") from None
-    if arr.ndim != 1 or arr.size < 2:
-        raise ValueError(f"fractions must be a 1-D sequence of at least 2 numbers, from 0 to 1; got shape {arr.shape}")
-    _check_finite(arr, "fractions")
-    if arr[0] != 0.0:
-        raise ValueError(f"fractions must start at 0 (the base distribution); got fractions[0] = {arr[0]:.6g}")
-    if arr[-1] != 1.0:
-        raise ValueError(f"fractions must end at 1 (the target distribution); got fractions[-1] = {arr[-1]:.6g}")
-    down = np.flatnonzero(np.diff(arr) < 0)
-    if down.size:
-        k = int(down[0]) + 1
-        raise ValueError(f"fractions must be non-decreasing; fractions[{k}] = {arr[k]:.6g} < fractions[{k - 1}] = {arr[k - 1]:.6g}")
-    return arr
+#: The AIS schedule, under its former name (benchmarks/ais_steps.py and the RBM's AIS use it).
+_schedule = ais_schedule

@@ -12,6 +12,9 @@ units free) to the RBM (k = K). The base's normalizer is a product,
 adds ``log p*_k(v) - log p*_{k-1}(v)`` to a run's log weight, and one block
 Gibbs sweep at ``f_k`` (all hidden units given v, then all visible units given
 h) moves v. The mean of the weights is an unbiased estimate of ``Z / Z_0``.
+The loop over the schedule and the summary of the weights are those of
+:func:`bmlib.log_z_ais` (:mod:`bmlib._importance`); this module brings the
+RBM's log ratio and sweep.
 
 A good base matters: with ``a`` fitted to the training data (each visible
 unit's probability of being on, smoothed), the first distributions already
@@ -32,11 +35,11 @@ from ._checks import (
     check_temperature,
     check_units,
 )
+from ._importance import ais_schedule, annealed_log_weights, weights_summary
 from ._numerics import sigmoid
 from ._random import as_generator
 from ._threads import thin_blas
 from .partition import LogZEstimate
-from .partition_sampling import _schedule
 
 
 def _log_unnormalized(V, f, a, W, b_visible, b_hidden, T, low, high):
@@ -136,7 +139,7 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
     n_runs = check_count(n_runs, "n_runs", minimum=2)
     n_visible, n_hidden = W.shape
     check_memory(8 * n_runs * (n_visible + 2 * n_hidden), f"{n_runs} annealing runs (n_runs)")
-    fractions = _schedule(n_steps, fractions)
+    fractions = ais_schedule(n_steps, fractions)
     gen = as_generator(rng)
     low, high = LEVELS[units]
     span = high - low
@@ -150,27 +153,27 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
         a = base_visible_biases(data, T, units)
     log_z0 = float(np.logaddexp(a * low / T, a * high / T).sum() + n_hidden * np.log(2.0))
     V = np.where(gen.random((n_runs, n_visible)) < sigmoid(a * span / T), high, low).astype(float)
-    logw = np.zeros(n_runs)
     parts = (a, W, b_visible, b_hidden, T, low, high)
-    for k in range(1, fractions.size):
-        f_old, f_new = float(fractions[k - 1]), float(fractions[k])
-        if f_new > f_old:
-            logw += _log_unnormalized(V, f_new, *parts) - _log_unnormalized(V, f_old, *parts)
-        if k < fractions.size - 1:  # one block Gibbs sweep that leaves p_k invariant
-            p_hidden = sigmoid(f_new * (V @ W + b_hidden) * span / T)
-            H = np.where(gen.random(p_hidden.shape) < p_hidden, high, low)
-            p_visible = sigmoid(((1.0 - f_new) * a + f_new * (H @ W.T + b_visible)) * span / T)
-            V = np.where(gen.random(p_visible.shape) < p_visible, high, low).astype(float)
-    top = float(logw.max())
-    w = np.exp(logw - top)
-    mean_w = float(w.mean())
+
+    def log_ratio(V, f_old, f_new):
+        return _log_unnormalized(V, f_new, *parts) - _log_unnormalized(V, f_old, *parts)
+
+    def move(V, f):
+        # One block Gibbs sweep that leaves p_f invariant: every hidden unit given v, then every visible given h.
+        p_hidden = sigmoid(f * (V @ W + b_hidden) * span / T)
+        H = np.where(gen.random(p_hidden.shape) < p_hidden, high, low)
+        p_visible = sigmoid(((1.0 - f) * a + f * (H @ W.T + b_visible)) * span / T)
+        return np.where(gen.random(p_visible.shape) < p_visible, high, low).astype(float)
+
+    logw, _ = annealed_log_weights(fractions, V, log_ratio, move)
+    log_z, error, ess = weights_summary(logw, offset=log_z0)
+    K = fractions.size - 1
     return LogZEstimate(
-        log_z=log_z0 + top + float(np.log(mean_w)),
-        error=float(w.std(ddof=1) / (np.sqrt(n_runs) * mean_w)),
+        log_z=log_z,
+        error=error,
         converged=True,
-        cost=n_runs * (fractions.size - 2),
+        cost=n_runs * (K - 1),
         cost_unit="sweeps",
         method="rbm_ais",
-        details={"ess": float(w.sum() ** 2 / np.sum(w * w)), "log_weights": logw + log_z0,
-                 "n_steps": int(fractions.size - 1), "base_biases": a},
+        details={"ess": ess, "log_weights": logw + log_z0, "n_steps": K, "base_biases": a},
     )

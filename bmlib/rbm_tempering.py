@@ -12,17 +12,20 @@ which keeps the product of the K marginals invariant, so the replica at the
 lowest temperature samples the model while states from the hot end, where
 the landscape is flat, keep arriving in other valleys. The hidden units are
 summed out in the exchange (the free energies), so nothing but ``v`` is
-carried between rounds. Explained in the chapter "Learning real images".
+carried between rounds. The rounds (exchange proposals, acceptance counts,
+the record) are those of the general parallel tempering,
+:func:`bmlib.sampling.tempering.exchange_rounds`; this module brings the
+RBM's sweep and exchange ratio. Explained in the chapter "Learning real images".
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_count, check_instance, check_memory, check_temperatures
+from ._checks import check_count, check_instance, check_memory
 from ._random import as_generator
 from ._threads import thin_blas
 from .learning.rbm import RBM
-from .sampling.tempering import TemperingResult
+from .sampling.tempering import check_ladder, exchange_rounds
 
 
 @thin_blas
@@ -71,9 +74,7 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
     """
     check_instance(rbm, "rbm", RBM, "a bm.RBM")
     rbm._check_parameters()
-    T = check_temperatures(temperatures)
-    if T.size < 2 or np.any(np.diff(T) <= 0):
-        raise ValueError(f"temperatures must be at least two values in strictly increasing order; got {T.tolist()}")
+    T = check_ladder(temperatures)
     n_samples = check_count(n_samples, "n_samples", minimum=1)
     burn_in = check_count(burn_in, "burn_in")
     K, n = T.size, rbm.n_visible
@@ -88,37 +89,22 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
         V = rbm._random_states(K, gen).astype(float)
     else:
         V = np.array(np.broadcast_to(rbm._check_data(initial, "initial"), (K, n)), dtype=float)
-    where = np.arange(K)  # where[k]: the replica held at temperature k
-    at = np.arange(K)
-    accepted = np.zeros(K - 1)
-    proposed = np.zeros(K - 1)
-    samples = np.empty((n_samples, K, n), dtype=np.int8)
-    energies = np.empty((n_samples, K))
-    path = np.empty((n_samples, K), dtype=np.int16)
+
+    def sweep(states, gen):
+        # One block Gibbs round v -> h -> v' of every replica at its own temperature, in place.
+        for k, replica in enumerate(replicas):
+            states[k] = replica._sample_visible(replica._sample_hidden(states[k:k + 1], gen), gen)[0]
+        return states
 
     def free_energies(states):
         # F_k of the state held at temperature k; log p_k(v) = -F_k(v) / T_k + constant.
         return np.array([replicas[k]._free_energy(states[k:k + 1])[0] for k in range(K)])
 
-    for round_ in range(burn_in + n_samples):
-        for k, replica in enumerate(replicas):
-            V[k] = replica._sample_visible(replica._sample_hidden(V[k:k + 1], gen), gen)[0]
-        F = free_energies(V)
-        for k in range(round_ % 2, K - 1, 2):
-            proposed[k] += 1
-            # log of the exchange ratio: each state scored at the other temperature, minus as they are.
-            F_k_of_next = replicas[k]._free_energy(V[k + 1:k + 2])[0]
-            F_next_of_k = replicas[k + 1]._free_energy(V[k:k + 1])[0]
-            log_ratio = (-(F_k_of_next / T[k]) - F_next_of_k / T[k + 1]) + (F[k] / T[k] + F[k + 1] / T[k + 1])
-            if log_ratio >= 0 or gen.random() < np.exp(log_ratio):
-                accepted[k] += 1
-                V[[k, k + 1]] = V[[k + 1, k]]
-                F[k], F[k + 1] = F_k_of_next, F_next_of_k
-                where[[k, k + 1]] = where[[k + 1, k]]
-        if round_ >= burn_in:
-            t = round_ - burn_in
-            samples[t], energies[t] = V, F
-            at[where] = np.arange(K)
-            path[t] = at
-    rate = np.divide(accepted, proposed, out=np.zeros_like(accepted), where=proposed > 0)
-    return TemperingResult(T, samples, energies, rate, path)
+    def exchange(k, states, F):
+        # log of the exchange ratio: each state scored at the other temperature, minus as they are.
+        F_k_of_next = replicas[k]._free_energy(states[k + 1:k + 2])[0]
+        F_next_of_k = replicas[k + 1]._free_energy(states[k:k + 1])[0]
+        log_ratio = (-(F_k_of_next / T[k]) - F_next_of_k / T[k + 1]) + (F[k] / T[k] + F[k + 1] / T[k + 1])
+        return log_ratio, F_k_of_next, F_next_of_k
+
+    return exchange_rounds(T, V, sweep, free_energies, exchange, n_samples=n_samples, burn_in=burn_in, gen=gen)

@@ -246,3 +246,33 @@ def test_ais_steps_through_the_kernel_are_the_public_samplers_steps(scan, units)
                           initial=S, rng=gen).final_state
     result = bm.log_z_ais(W, b, T, units, n_runs=n_runs, n_steps=n_steps, scan=scan, rng=7)
     np.testing.assert_array_equal(result.details["log_weights"], logw + float(np.logaddexp(a * high, a * low).sum()))
+
+
+@pytest.mark.parametrize("which", ["log_z_ais", "log_z_rbm_ais"])
+def test_both_ais_run_the_one_annealing_loop_and_weight_summary(monkeypatch, which):
+    # bmlib/_importance.py holds the AIS loop and the log-mean-exp / error / ESS of the weights once. Replace
+    # the loop by one that returns the log weights [0, log 3]: each estimator must hand it its schedule and
+    # report log Z_0 + log mean(1, 3), the delta-method error and the ESS (1 + 3)^2 / (1 + 9) of those weights.
+    import bmlib.partition_sampling
+    import bmlib.rbm_ais
+
+    module = bmlib.partition_sampling if which == "log_z_ais" else bmlib.rbm_ais
+    seen = []
+
+    def fixed_weights(fractions, state, log_ratio, move):
+        seen.append((fractions.copy(), state.shape))
+        return np.array([0.0, np.log(3.0)]), 2
+
+    monkeypatch.setattr(module, "annealed_log_weights", fixed_weights)
+    if which == "log_z_ais":
+        est = bm.log_z_ais(SK[:5, :5], None, 1.0, n_runs=2, fractions=[0, 0.25, 1], rng=0)
+        n_units = 5
+    else:
+        est = bm.log_z_rbm_ais(np.ones((3, 2)), n_runs=2, fractions=[0, 0.25, 1], rng=0)
+        n_units = 5  # 3 visible + 2 hidden, every one free in the uniform base: log Z_0 = 5 log 2
+    assert len(seen) == 1
+    np.testing.assert_array_equal(seen[0][0], [0, 0.25, 1])
+    assert seen[0][1][0] == 2
+    assert est.log_z == pytest.approx(n_units * np.log(2.0) + np.log(2.0), abs=1e-12)
+    assert est.error == pytest.approx(np.std([1.0, 3.0], ddof=1) / (np.sqrt(2) * 2.0), abs=1e-12)
+    assert est.details["ess"] == pytest.approx(1.6, abs=1e-12)

@@ -40,3 +40,48 @@ def test_bad_input_is_named():
         bm.parallel_tempering(W, temperatures=[1.0])
     with pytest.raises(ValueError, match="initial must hold spins"):
         bm.parallel_tempering(W, temperatures=[1.0, 2.0], initial=[0, 1])
+
+
+def _ladder_run(**kwargs):
+    W = bm.sk_couplings(7, rng=4)
+    b = np.random.default_rng(4).normal(scale=0.3, size=7)
+    return bm.parallel_tempering(W, b, temperatures=[0.4, 0.7, 1.2, 2.0], n_samples=300, burn_in=10, rng=3, **kwargs)
+
+
+@pytest.mark.parametrize("units", ["spins", "bits"])
+def test_replicas_are_swept_by_the_rule_object(monkeypatch, units):
+    # The rule of bmlib/sampling/rules.py, instrumented: every unit of every round goes through it, all
+    # replicas at once with T the ladder as a column, and the chains are those of the kernel's own sweep.
+    from bmlib.sampling import tempering
+    from bmlib.sampling.rules import RULES
+
+    plain = _ladder_run(units=units)
+    calls = []
+
+    def counting_heat_bath(values, fields, T, units, rng):
+        calls.append((values.shape, np.asarray(T).ravel().tolist()))
+        return RULES["heat_bath"](values, fields, T, units, rng)
+
+    monkeypatch.setattr(tempering, "REPLICA_RULE", counting_heat_bath)
+    spied = _ladder_run(units=units)
+    assert len(calls) == 7 * 310  # one call per unit and round (burn-in included)
+    assert all(shape == (4, 1) and T == [0.4, 0.7, 1.2, 2.0] for shape, T in calls)
+    for name in ("samples", "energies", "swap_acceptance", "replica_temperature"):
+        np.testing.assert_array_equal(getattr(spied, name), getattr(plain, name), err_msg=name)
+
+
+def test_a_replaced_rule_changes_the_result(monkeypatch):
+    # A rule that sets every unit high whatever its field: each replica sits in the all-high state, whose
+    # energy is recorded, and every exchange is accepted (equal energies: log ratio 0).
+    from bmlib.sampling import tempering
+
+    def always_high(values, fields, T, units, rng):
+        return np.ones_like(values)
+
+    monkeypatch.setattr(tempering, "REPLICA_RULE", always_high)
+    run = _ladder_run()
+    assert np.all(run.samples == 1)
+    W = bm.sk_couplings(7, rng=4)
+    b = np.random.default_rng(4).normal(scale=0.3, size=7)
+    np.testing.assert_allclose(run.energies, bm.energy(np.ones(7), W, b), rtol=1e-12)
+    np.testing.assert_array_equal(run.swap_acceptance, 1.0)

@@ -1,9 +1,11 @@
 """The chain kernel: the one loop that every sampler of bmlib runs, for inputs already checked.
 
 :func:`bmlib.sample` and :func:`bmlib.anneal` check their arguments once and
-call :func:`run`; so does every loop that runs chains step by step
-(annealed importance sampling, through :func:`sweep_checked`, which skips the
-checks a public call would repeat at every step). One sweep::
+call :func:`run`; so do the loops that run chains step by step, skipping
+the checks a public call would repeat at every step: annealed importance
+sampling, a new model at every step, through :func:`sweep_checked`, and
+parallel tempering, one temperature per chain and exchanges between
+sweeps, through a :class:`Sweeper` built once. One sweep::
 
     for each group of the schedule:          # units that share no coupling
         h   = local fields of the group
@@ -57,9 +59,75 @@ def check_energy_range(op):
         )
 
 
+class Sweeper:
+    """The sweeps of one model, built once: its schedule, and the sweep of the case at hand.
+
+    :func:`run` makes one per call; a loop that sweeps the same model again
+    and again with something of its own between sweeps (the replicas of
+    parallel tempering, which exchange states) makes one and calls
+    :meth:`sweep`. The default dense case (sequential heat bath) has its own
+    sweep: the same random numbers and test, with a fifth of the NumPy calls
+    per unit (``dense_sweep.py`` says how). On a lattice, heat bath looks its
+    test up in a table of the nine possible fields (``lattice_sweep.py``): the
+    same decisions without a tanh per site. Every other case is
+    :func:`general_sweep`, which calls the rule.
+
+    Parameters
+    ----------
+    op : coupling operator
+    free : ndarray of int
+        The units a sweep updates (the others are clamped).
+    n_chains : int
+    rule : callable
+        An unchecked rule ``(values, fields, T, units, rng)``.
+    scan : {"sequential", "random", "colouring"}
+    units : {"spins", "bits"}
+    checked : bool
+        False for a reader's own rule: its every output is checked.
+    per_chain : bool
+        True if :meth:`sweep` will get one temperature per chain (then a
+        lattice takes the general sweep, its table being for one temperature).
+    """
+
+    def __init__(self, op, free, n_chains, *, rule, scan, units, checked=True, per_chain=False):
+        self.op, self.rule, self.units, self.checked = op, rule, units, checked
+        self.schedule = op.schedule(scan, free, n_chains)
+        self.zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
+        self.label = getattr(rule, "__name__", "custom")
+        self.fast = self.lattice = None
+        if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
+            self.fast = SequentialHeatBath(op.W, op.b, free, units)
+        elif type(op) is SquareLattice and rule is RULES["heat_bath"] and not per_chain:
+            self.lattice = CheckerboardHeatBath(op, self.schedule, units)
+
+    def sweep(self, state, T, rng):
+        """One sweep of the operator's ``state``, in place; return how many (unit, chain) values changed.
+
+        ``T`` is a Python float >= 0 (a NumPy float64 scalar would turn the
+        lattice's float32 fields into float64), or a row of shape (n_chains,)
+        of temperatures > 0, chain c at ``T[c]``: the fast sweep divides its
+        thresholds, of shape (units, n_chains), by the row of factors, and a
+        rule gets ``T`` as a column of shape (n_chains, 1), broadcast against
+        its fields.
+        """
+        per_chain = np.ndim(T) == 1
+        hot = True if per_chain else T > 0
+        scale = _heat_bath_scale(T, self.units) if self.fast is not None and hot else None
+        if scale is not None:
+            return self.fast.sweep(state, scale, rng)
+        if self.lattice is not None and hot:
+            return self.lattice.sweep(state, T, rng)
+        return general_sweep(self.op, state, self.schedule, self.rule if hot else descend,
+                             T[:, None] if per_chain else T, self.units, self.zero, rng,
+                             checked=self.checked, rule_label=self.label)
+
+
 def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng, checked=True):
     """Run sweeps at ``temperatures[t]``; keep the state after sweep t where ``keep[t]``.
 
+    ``temperatures`` has shape (n_sweeps,), or (n_sweeps, n_chains) for one
+    temperature per chain (chain c of sweep t at ``temperatures[t, c]``, all
+    > 0; see :meth:`Sweeper.sweep`).
     Acceptance is counted from sweep ``first_counted`` on (burn-in excluded).
     ``checked=False`` (a reader's own rule): every output of ``rule`` is checked
     to hold only the two unit levels before it is stored.
@@ -70,7 +138,8 @@ def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cla
     if clamp is not None:
         op.clamp(state, *clamp)
         free = np.setdiff1d(free, clamp[0])
-    schedule = op.schedule(scan, free, n_chains)
+    per_chain = temperatures.ndim == 2
+    sweeper = Sweeper(op, free, n_chains, rule=rule, scan=scan, units=units, checked=checked, per_chain=per_chain)
     updates_per_sweep = free.size * n_chains
 
     n_kept = int(np.count_nonzero(keep))
@@ -78,26 +147,8 @@ def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cla
     energies = np.empty((n_kept, n_chains))
     acceptance = np.empty(n_kept)
     changed = updates = kept = 0
-    zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
-    # The default dense case (sequential heat bath) has its own sweep: the same random numbers and test,
-    # with a fifth of the NumPy calls per unit (bmlib/sampling/dense_sweep.py says how).
-    # On a lattice, heat bath looks its test up in a table of the nine possible fields
-    # (bmlib/sampling/lattice_sweep.py): the same decisions without a tanh per site.
-    fast = lattice = None
-    if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
-        fast = SequentialHeatBath(op.W, op.b, free, units)
-    elif type(op) is SquareLattice and rule is RULES["heat_bath"]:
-        lattice = CheckerboardHeatBath(op, schedule, units)
-    # T as a Python float: a NumPy float64 scalar would turn the lattice's float32 fields into float64.
-    for sweep, T in enumerate(temperatures.tolist()):
-        scale = _heat_bath_scale(T, units) if fast is not None and T > 0 else None
-        if scale is not None:
-            changed_now = fast.sweep(state, scale, rng)
-        elif lattice is not None and T > 0:
-            changed_now = lattice.sweep(state, T, rng)
-        else:
-            changed_now = general_sweep(op, state, schedule, rule if T > 0 else descend, T, units, zero, rng,
-                                         checked=checked, rule_label=getattr(rule, "__name__", "custom"))
+    for sweep, T in enumerate(temperatures if per_chain else temperatures.tolist()):
+        changed_now = sweeper.sweep(state, T, rng)
         if sweep >= first_counted:
             changed += changed_now
             updates += updates_per_sweep
@@ -115,10 +166,25 @@ def sweep_checked(op, states, T, units, scan, rng):
 
     The chain kernel without :func:`sample`'s checks and without energies or
     kept states: what a loop that calls it at every step (annealed importance
-    sampling) needs. The same random numbers and decisions as
-    ``sample(..., n_samples=1, burn_in=0, initial=states).final_state``.
+    sampling) needs. The same random numbers and decisions
+    as ``sample(..., n_samples=1, burn_in=0, initial=states).final_state``.
+
+    Parameters
+    ----------
+    op : coupling operator
+    states : ndarray of shape (n_chains, n)
+    T : float, or ndarray of shape (n_chains,)
+        The temperature, > 0; or one per chain (chain c at ``T[c]``, all > 0).
+    units : {"spins", "bits"}
+    scan : {"sequential", "random", "colouring"}
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int8, shape (n_chains, n)
     """
-    return run(op, states, np.array([T]), np.zeros(1, dtype=bool), first_counted=1, rule=RULES["heat_bath"],
+    temperatures = np.array([T], dtype=float)  # (1,) or (1, n_chains)
+    return run(op, states, temperatures, np.zeros(1, dtype=bool), first_counted=1, rule=RULES["heat_bath"],
                 scan=scan, units=units, clamp=None, rng=rng)[3]
 
 
@@ -128,7 +194,7 @@ def general_sweep(op, state, schedule, update, T, units, zero, rng, *, checked, 
     for group in schedule.sweep(rng):
         old = op.values(state, group)
         fields = op.fields(state, group)
-        if T == 0 and zero > 0:
+        if zero > 0 and np.ndim(T) == 0 and T == 0:  # (a per-chain T is a column, never 0)
             fields = np.where(np.abs(fields) <= zero, 0.0, fields)
         new = update(old, fields, T, units, rng)
         if checked or update is descend:

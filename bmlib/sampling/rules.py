@@ -151,11 +151,15 @@ def _heat_bath_scale(T, units):
     would bias a unit with zero field (whose T -> 0 probability is 1/2), so
     there the result is None and the fields are divided by ``half_width``
     instead. Shared with the dense sweep (``dense_sweep.py``), which runs
-    this rule's test in another form.
+    this rule's test in another form. ``T`` may also be an array of
+    temperatures (one per chain, broadcast against the fields): then the
+    factors are an array of that shape, elementwise the same numbers.
     """
     low, high = LEVELS[units]
     with np.errstate(over="ignore"):
         scale = np.float64(1.0) / (2.0 * T / (high - low))
+    if np.ndim(scale):  # one temperature per chain (parallel tempering's replicas): one factor each
+        return scale if np.all(np.isfinite(scale)) else None
     return float(scale) if np.isfinite(scale) else None
 
 

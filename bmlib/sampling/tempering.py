@@ -11,7 +11,16 @@ That keeps the product of the K Boltzmann-Gibbs distributions invariant
 (detailed balance on the joint state), so each replica samples its own
 temperature exactly, while states diffuse up to where barriers are low and
 back down into other valleys (Swendsen and Wang 1986; Geyer 1991; Hukushima
-and Nemoto 1996). Sweeps are heat-bath updates of the units in order.
+and Nemoto 1996). Sweeps are heat-bath updates of the units in order, made
+by the chain kernel (:class:`bmlib.sampling.kernel.Sweeper`) with every
+replica at its own temperature: the rule is the heat-bath rule of
+:mod:`bmlib.sampling.rules`, the one every sampler applies.
+
+The rounds themselves (sweep every replica, propose exchanges between
+neighbours, count acceptances, record states and the path of each replica)
+are :func:`exchange_rounds`, shared with the RBM's tempering
+(:mod:`bmlib.rbm_tempering`): a model brings its own sweep and its own
+log acceptance ratio, the loop is the same.
 """
 from __future__ import annotations
 
@@ -28,9 +37,15 @@ from .._checks import (
     check_temperatures,
     check_units,
 )
-from .._numerics import sigmoid
 from .._random import as_generator
 from .._threads import thin_blas
+from .couplings import DenseCouplings
+from .kernel import Sweeper
+from .rules import RULES
+
+#: The rule each replica's sweep applies: the heat bath, as every sampler runs it (unchecked, for
+#: inputs checked once). A module attribute so that a test can instrument or replace it.
+REPLICA_RULE = RULES["heat_bath"]
 
 
 class TemperingResult(NamedTuple):
@@ -90,9 +105,7 @@ def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_s
     """
     W, b = check_model(W, b)
     units = check_units(units)
-    T = check_temperatures(temperatures)
-    if T.size < 2 or np.any(np.diff(T) <= 0):
-        raise ValueError(f"temperatures must be at least two values in strictly increasing order; got {T.tolist()}")
+    T = check_ladder(temperatures)
     n_samples = check_count(n_samples, "n_samples", minimum=1)
     burn_in = check_count(burn_in, "burn_in")
     n, K = W.shape[0], T.size
@@ -104,36 +117,91 @@ def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_s
     else:
         S = np.array(np.broadcast_to(check_states(initial, n, units, name="initial"), (K, n)), dtype=float)
     beta = 1.0 / T
-    span = high - low
+    # The chain kernel's sweeps of this model, built once for all rounds; REPLICA_RULE is looked up once
+    # per call, so what a test put there is what runs.
+    rule = REPLICA_RULE
+    sweeper = Sweeper(DenseCouplings._trusted(W, b), np.arange(n), K, rule=rule, scan="sequential", units=units,
+                      checked=any(rule is known for known in RULES.values()), per_chain=True)
+
+    def sweep(states, gen):
+        # One heat-bath sweep of every replica, row k at temperature T[k], units in order, in place
+        # (the dense operator's state is this float array).
+        sweeper.sweep(states, T, gen)
+        return states
+
+    def energies(states):
+        return -0.5 * np.einsum("ki,ij,kj->k", states, W, states) - states @ b
+
+    def exchange(k, states, E):
+        # p_k(s) ~ exp(-beta_k E(s)): the energies just trade places.
+        return (beta[k] - beta[k + 1]) * (E[k] - E[k + 1]), E[k + 1], E[k]
+
+    return exchange_rounds(T, S, sweep, energies, exchange, n_samples=n_samples, burn_in=burn_in, gen=gen)
+
+
+def check_ladder(temperatures):
+    """The temperatures of a tempering run as a float array: at least two, > 0, strictly increasing."""
+    T = check_temperatures(temperatures)
+    if T.size < 2 or np.any(np.diff(T) <= 0):
+        raise ValueError(f"temperatures must be at least two values in strictly increasing order; got {T.tolist()}")
+    return T
+
+
+def exchange_rounds(T, states, sweep, energies, exchange, *, n_samples, burn_in, gen):
+    """The rounds of parallel tempering, for any model: sweep, propose exchanges, record.
+
+    Row ``k`` of the state is the replica at temperature ``T[k]``. A round is
+    ``states = sweep(states, gen)``, then exchange proposals between
+    neighbours (pairs (0, 1), (2, 3), ... in even rounds, (1, 2), (3, 4), ...
+    in odd ones), each accepted with probability ``min(1, exp(log_ratio))``.
+    Inputs are checked by the caller.
+
+    Parameters
+    ----------
+    T : ndarray of shape (K,)
+        Checked temperatures (:func:`check_ladder`).
+    states : ndarray of float, shape (K, n)
+        Starting states, one row per temperature.
+    sweep : callable ``(states, gen) -> states``
+        One round of the model's own dynamics for every replica, row k at ``T[k]``.
+    energies : callable ``(states) -> ndarray of shape (K,)``
+        What is recorded per temperature (the energy, or the RBM's free energy
+        ``F_{T_k}``), also handed to ``exchange``.
+    exchange : callable ``(k, states, E) -> (log_ratio, E_k, E_next)``
+        The log acceptance ratio of exchanging rows k and k + 1, and the
+        recorded values of the two rows after an accepted exchange.
+    n_samples, burn_in : int
+        Rounds kept, and rounds run first and not kept.
+    gen : numpy.random.Generator
+
+    Returns
+    -------
+    TemperingResult
+    """
+    K, n = states.shape
     where = np.arange(K)  # where[k]: the replica held at temperature k
     at = np.arange(K)  # at[r]: the temperature index of replica r
     accepted = np.zeros(K - 1)
     proposed = np.zeros(K - 1)
     samples = np.empty((n_samples, K, n), dtype=np.int8)
-    energies = np.empty((n_samples, K))
+    recorded = np.empty((n_samples, K))
     path = np.empty((n_samples, K), dtype=np.int16)
-
-    def energy(states):
-        return -0.5 * np.einsum("ki,ij,kj->k", states, W, states) - states @ b
-
     for round_ in range(burn_in + n_samples):
-        # One heat-bath sweep of every replica (row k of S is at temperature k).
-        for i in range(n):
-            field = S @ W[i] + b[i]
-            S[:, i] = np.where(gen.random(K) < sigmoid(span * field * beta), high, low)
-        E = energy(S)
+        states = sweep(states, gen)
+        E = energies(states)
         for k in range(round_ % 2, K - 1, 2):
             proposed[k] += 1
-            log_ratio = (beta[k] - beta[k + 1]) * (E[k] - E[k + 1])
+            log_ratio, E_k, E_next = exchange(k, states, E)
+            # The uniform is drawn only when the ratio is below 1: the random numbers of the rule.
             if log_ratio >= 0 or gen.random() < np.exp(log_ratio):
                 accepted[k] += 1
-                S[[k, k + 1]] = S[[k + 1, k]]
-                E[[k, k + 1]] = E[[k + 1, k]]
+                states[[k, k + 1]] = states[[k + 1, k]]
+                E[k], E[k + 1] = E_k, E_next
                 where[[k, k + 1]] = where[[k + 1, k]]
         if round_ >= burn_in:
             t = round_ - burn_in
-            samples[t], energies[t] = S, E
+            samples[t], recorded[t] = states, E
             at[where] = np.arange(K)
             path[t] = at
     rate = np.divide(accepted, proposed, out=np.zeros_like(accepted), where=proposed > 0)
-    return TemperingResult(T, samples, energies, rate, path)
+    return TemperingResult(T, samples, recorded, rate, path)
