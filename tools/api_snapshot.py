@@ -130,15 +130,12 @@ def _as_before_renames(entry):
 
 
 def _only_renamed(old, new):
-    """True if ``new`` differs from ``old`` only by renames that still accept the old names."""
-    kept = {k: v for k, v in old.items() if k not in ("renamed", "renamed_members")}
-    recorded_before = old.get("renamed", {}).items() <= new.get("renamed", {}).items() and all(
-        old.get("renamed_members", {})[attr].items() <= new.get("renamed_members", {}).get(attr, {}).items()
-        for attr in old.get("renamed_members", {}))
-    undo = {**new, "renamed": {k: v for k, v in new.get("renamed", {}).items() if k not in old.get("renamed", {})},
-            "renamed_members": {attr: {k: v for k, v in m.items() if k not in old.get("renamed_members", {}).get(attr, {})}
-                                for attr, m in new.get("renamed_members", {}).items()}}
-    return recorded_before and _as_before_renames(undo) == _as_before_renames(kept)
+    """True if ``new`` differs from ``old`` only by renames that still accept the old names.
+
+    Both entries are read with every recorded rename undone: an alias that
+    ``old`` had and ``new`` dropped leaves the new name in ``new``, so they differ.
+    """
+    return _as_before_renames(old) == _as_before_renames(new)
 
 
 def differences(old, new):
