@@ -47,6 +47,7 @@ def renamed(**old_to_new):
     Examples
     --------
     >>> import warnings
+    >>> from bmlib._deprecation import renamed
     >>> @renamed(n_trials="n_runs")
     ... def f(n_runs=1):
     ...     return n_runs

@@ -76,7 +76,7 @@ def test_plot_self_consistency_validates():
         bm.plot_self_consistency(n=20)
     with pytest.raises(ValueError, match="T_range"):
         bm.plot_self_consistency(T_range=(2.0, 1.0))
-    with pytest.raises(ValueError, match="start"):
+    with pytest.raises(ValueError, match="initial"):
         bm.plot_self_consistency(initial=1.5)
 
 
