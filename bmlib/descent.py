@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._deprecation import renamed
 from ._checks import LEVELS, check_count, check_memory, check_model, check_states, check_units, infer_units
 from ._random import as_generator
 from ._ties import zero_field_tolerance
@@ -43,7 +44,8 @@ class DescentPath:
         return self.states[-1]
 
 
-def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000, rng=None):
+@renamed(order="scan", max_sweeps="max_iter")
+def energy_descent(s, W, b=None, units=None, scan="sequential", max_iter=1000, rng=None):
     """Lower the energy one unit at a time until no single flip helps.
 
     Each visited unit is set to the value favoured by its local field
@@ -61,13 +63,13 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
         rule in :mod:`bmlib.states`), so its units descend to -1, not to 0:
         pass ``units="bits"`` for bits.
-    order : {"sequential", "random"}
+    scan : {"sequential", "random"}
         Visit units 0, 1, ..., n-1 in every sweep, or in a fresh random order.
-    max_sweeps : int
+    max_iter : int
         Upper bound on full sweeps (descent always stops well before it on a
         finite model; the bound guards against misuse).
     rng : None, int or numpy.random.Generator
-        Only used with ``order="random"``.
+        Only used with ``scan="random"``.
 
     Returns
     -------
@@ -86,10 +88,10 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
     if s.ndim != 1:
         raise ValueError(f"s must be a single state of shape ({n},); got shape {s.shape}")
     units = infer_units(s) if units is None else check_units(units)
-    if order not in ("sequential", "random"):
-        raise ValueError(f'order must be "sequential" or "random"; got {order!r}')
-    max_sweeps = check_count(max_sweeps, "max_sweeps", minimum=1)
-    gen = as_generator(rng) if order == "random" else None
+    if scan not in ("sequential", "random"):
+        raise ValueError(f'scan must be "sequential" or "random"; got {scan!r}')
+    max_iter = check_count(max_iter, "max_iter", minimum=1)
+    gen = as_generator(rng) if scan == "random" else None
     low, high = LEVELS[units]
 
     # Only the sign of each field matters: with couplings near the float limit the fields are
@@ -99,7 +101,7 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
 
     states, flipped = [s.copy()], []
     converged = False
-    for _ in range(max_sweeps):
+    for _ in range(max_iter):
         changed = False
         for i in gen.permutation(n) if gen is not None else range(n):
             h = Wf[i] @ s + bf[i]
@@ -108,7 +110,7 @@ def energy_descent(s, W, b=None, units=None, order="sequential", max_sweeps=1000
                 s[i] = new
                 # The path is kept whole: the list, its array and the energies' float copy, three
                 # rows of n floats per flip. A path that outgrows the budget stops with a ValueError
-                # (each flip lowers E, so this takes a very large n and max_sweeps).
+                # (each flip lowers E, so this takes a very large n and max_iter).
                 check_memory(24 * n * (len(states) + 1), f"the descent path of {len(states) + 1:_} states of {n} units")
                 states.append(s.copy())
                 flipped.append(int(i))

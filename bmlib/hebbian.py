@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._deprecation import renamed
 from ._checks import (
     as_numeric_array,
     block_bytes,
@@ -110,10 +111,11 @@ def _descend_all(S, W, max_sweeps=100):
     return S
 
 
-def hebbian_recall(n=100, loads=(0.05, 0.1, 0.15, 0.2, 0.25), n_trials=4, rng=None):
+@renamed(n_trials="n_runs")
+def hebbian_recall(n=100, loads=(0.05, 0.1, 0.15, 0.2, 0.25), n_runs=4, rng=None):
     """Store ``P = alpha n`` random patterns with Hebbian weights and see what energy descent keeps.
 
-    For each load ``alpha``, ``n_trials`` sets of random spin patterns are
+    For each load ``alpha``, ``n_runs`` sets of random spin patterns are
     stored with :func:`hebbian_weights`; descent (asynchronous, units in
     order) starts from every stored pattern itself, and the overlap with the
     pattern where it stops is recorded. For large ``n`` the overlap stays
@@ -126,7 +128,7 @@ def hebbian_recall(n=100, loads=(0.05, 0.1, 0.15, 0.2, 0.25), n_trials=4, rng=No
         Units, 2 to 1000.
     loads : sequence of float
         Values of ``P / n``, each giving at least one pattern.
-    n_trials : int
+    n_runs : int
         Independent pattern sets per load, >= 1.
     rng : None, int or numpy.random.Generator
 
@@ -136,7 +138,7 @@ def hebbian_recall(n=100, loads=(0.05, 0.1, 0.15, 0.2, 0.25), n_trials=4, rng=No
 
     Examples
     --------
-    >>> curve = bm.hebbian_recall(n=60, loads=[0.05, 0.4], n_trials=2, rng=0)
+    >>> curve = bm.hebbian_recall(n=60, loads=[0.05, 0.4], n_runs=2, rng=0)
     >>> bool(curve.overlap[0] > 0.95), bool(curve.overlap[1] < 0.9)
     (True, True)
     """
@@ -149,13 +151,13 @@ def hebbian_recall(n=100, loads=(0.05, 0.1, 0.15, 0.2, 0.25), n_trials=4, rng=No
         if not 1 <= round(alpha * n) <= 10 * n:
             raise ValueError(f"loads[{k}] must give between 1 and 10 n patterns (P = round(alpha n)); "
                              f"got {alpha!r} with n = {n}")
-    n_trials = check_count(n_trials, "n_trials", minimum=1)
+    n_runs = check_count(n_runs, "n_runs", minimum=1)
     gen = as_generator(rng)
     overlap, retrieved = [], []
     for alpha in loads.tolist():
         P = int(round(alpha * n))
         per_trial = []
-        for _ in range(n_trials):
+        for _ in range(n_runs):
             patterns = gen.choice([-1.0, 1.0], size=(P, n))
             ends = _descend_all(patterns, hebbian_weights(patterns))
             per_trial.append(np.sum(ends * patterns, axis=1) / n)
@@ -173,10 +175,11 @@ class SynchronousPath(NamedTuple):
     energies: np.ndarray
     """Their energies, shape (steps + 1,)."""
     period: int
-    """1 if the path ended at a fixed point, 2 if in a two-cycle, 0 if neither within ``max_steps``."""
+    """1 if the path ended at a fixed point, 2 if in a two-cycle, 0 if neither within ``max_iter``."""
 
 
-def synchronous_updates(s, W, b=None, max_steps=100):
+@renamed(max_steps="max_iter")
+def synchronous_updates(s, W, b=None, max_iter=100):
     """Update every spin at once, ``s <- sign(W s + b)``, until a fixed point or a two-cycle.
 
     A spin whose field is zero keeps its value. Asynchronous updates (one
@@ -191,7 +194,7 @@ def synchronous_updates(s, W, b=None, max_steps=100):
         Starting spins.
     W : array_like of shape (n, n)
     b : array_like of shape (n,), optional
-    max_steps : int
+    max_iter : int
         Largest number of updates, >= 1.
 
     Returns
@@ -207,7 +210,7 @@ def synchronous_updates(s, W, b=None, max_steps=100):
     (2, [[1.0, -1.0], [-1.0, 1.0], [1.0, -1.0]])
     """
     W, b = check_model(W, b)
-    max_steps = check_count(max_steps, "max_steps", minimum=1)
+    max_iter = check_count(max_iter, "max_iter", minimum=1)
     s = check_states(np.asarray(s), W.shape[0], "spins", name="s")
     if s.ndim != 1:
         raise ValueError(f"s must have shape ({W.shape[0]},), one state; got shape {s.shape}")
@@ -215,7 +218,7 @@ def synchronous_updates(s, W, b=None, max_steps=100):
     period = 0
     tol = zero_field_tolerance(W, b)  # an exactly zero field keeps the unit, whatever the rounding
     n = W.shape[0]
-    for _ in range(max_steps):
+    for _ in range(max_iter):
         # The path is kept whole (the list and its array, 16 n bytes per step): refused once it
         # would outgrow the budget rather than failing with a MemoryError.
         check_memory(16 * n * (len(states) + 1), f"the path of {len(states) + 1:_} synchronous steps of {n} units")

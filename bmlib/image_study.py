@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._deprecation import renamed
 from ._checks import (
     LEVELS,
     _as_real_array,
@@ -156,15 +157,16 @@ def _scores(rbm, train_data, held_out_data, epoch):
             rbm.pseudo_log_likelihood(held_out_data))
 
 
+@renamed(steps="n_sweeps")
 @thin_blas
-def inpaint(rbm, images, missing, *, steps=200, burn_in=50, n_chains=10, rng=None):
+def inpaint(rbm, images, missing, *, n_sweeps=200, burn_in=50, n_chains=10, rng=None):
     """Fill in unknown pixels: block Gibbs sampling with the known pixels clamped.
 
     For each image, ``n_chains`` chains start with the missing pixels at
     random and alternate ``h ~ p(h | v)`` and ``v ~ p(v | h)``, resetting
     the known pixels after every step, so they sample the missing pixels
     given the known ones. The result averages ``p(v_i on | h)`` (not the
-    sampled 0/1) over the kept steps and chains: the same expectation, with
+    sampled 0/1) over the kept sweeps and chains: the same expectation, with
     less noise.
 
     Parameters
@@ -174,10 +176,10 @@ def inpaint(rbm, images, missing, *, steps=200, burn_in=50, n_chains=10, rng=Non
         Images in the RBM's units; the values at ``missing`` are ignored.
     missing : sequence of int
         Indices of the unknown pixels (the same for every image), distinct.
-    steps : int
-        Gibbs steps kept per chain, >= 1.
+    n_sweeps : int
+        Gibbs sweeps (v -> h -> v) kept per chain, >= 1.
     burn_in : int
-        Steps run first and discarded, >= 0.
+        Sweeps run first and discarded, >= 0.
     n_chains : int
         Chains per image, >= 1.
     rng : None, int or numpy.random.Generator
@@ -192,7 +194,7 @@ def inpaint(rbm, images, missing, *, steps=200, burn_in=50, n_chains=10, rng=Non
     --------
     >>> import numpy as np
     >>> rbm = bm.RBM(2, 1, W=[[3.0], [3.0]], b_hidden=[-3.0], units="bits")
-    >>> p = bm.inpaint(rbm, [[1, 0]], missing=[1], steps=2000, rng=0)
+    >>> p = bm.inpaint(rbm, [[1, 0]], missing=[1], n_sweeps=2000, rng=0)
     >>> p.round(2).tolist()                 # rbm.complete gives 0.913 exactly
     [[1.0, 0.91]]
     """
@@ -200,7 +202,7 @@ def inpaint(rbm, images, missing, *, steps=200, burn_in=50, n_chains=10, rng=Non
     rbm._check_parameters()
     images = rbm._check_data(images, "images")
     index = check_indices(missing, rbm.n_visible, "missing")
-    steps = check_count(steps, "steps", minimum=1)
+    n_sweeps = check_count(n_sweeps, "n_sweeps", minimum=1)
     burn_in = check_count(burn_in, "burn_in")
     n_chains = check_count(n_chains, "n_chains", minimum=1)
     m, n = images.shape
@@ -212,14 +214,14 @@ def inpaint(rbm, images, missing, *, steps=200, burn_in=50, n_chains=10, rng=Non
     clamped = V[:, known].copy()
     V[:, ~known] = rbm._random_states(V.shape[0], gen)[:, ~known]
     total = np.zeros_like(V)
-    for step in range(burn_in + steps):
+    for step in range(burn_in + n_sweeps):
         means = rbm._visible_means(rbm._sample_hidden(V, gen))
         V = rbm._sample_layer(means, gen).astype(float)
         V[:, known] = clamped
         if step >= burn_in:
             total += means
     low, high = LEVELS[rbm.units]
-    on = (total / steps - low) / (high - low)  # the mean of a unit, as the probability that it is on
+    on = (total / n_sweeps - low) / (high - low)  # the mean of a unit, as the probability that it is on
     on = on.reshape(m, n_chains, n).mean(axis=1)
     on[:, known] = (images[:, known] == high).astype(float)
     return on

@@ -38,7 +38,7 @@ second-order term is the same too (``W_bits = 4 W`` and
 ``Var(x_i) = (1 - m_i^2) / 4``), so both methods give the same answer in
 either units, with ``<x_i> = (1 + m_i) / 2``.
 
-How the equations are solved. With ``schedule="sequential"`` the units are
+How the equations are solved. With ``scan="sequential"`` the units are
 visited in turn and each is set to the exact solution of its own equation,
 the others held fixed: ``tanh(beta h_i)`` for naive mean field, and for TAP
 the single root of ``x = tanh(a - k x)`` (``k >= 0``; the left side rises and
@@ -46,7 +46,7 @@ the right side falls), found by Newton's method inside a bracket. Because
 ``W_ii = 0``, both objectives are concave in each ``m_i`` alone, so this
 update is the best value of ``m_i`` given the others: without damping no
 sweep lowers the objective, and the iteration cannot cycle. With
-``schedule="parallel"`` all units move at once (vectorized, faster for large
+``scan="parallel"`` all units move at once (vectorized, faster for large
 ``n``) but may oscillate between two states; damping cures that. Damping
 keeps a fraction of the old value: ``m <- damping m + (1 - damping) update``.
 The *residual* is ``max_i |m_i - update_i(m)|`` for the undamped update; a run
@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._deprecation import renamed
 from ._checks import (
     ApproximationWarning,
     ConvergenceWarning,
@@ -79,7 +80,7 @@ from ._random import as_generator
 from ._ties import first_best
 from .states import to_spins_parameters
 
-_SCHEDULES = ("sequential", "parallel")
+_SCANS = ("sequential", "parallel")
 #: Starting means of the "biased" starts: close to +-1, but not at it, so the
 #: first sweep can still move every unit.
 _BIASED_START = 0.9
@@ -180,6 +181,7 @@ class MeanFieldResult:
         return self.m.copy(), second
 
 
+@renamed(init="initial", schedule="scan")
 def naive_mean_field(
     W,
     b=None,
@@ -188,9 +190,9 @@ def naive_mean_field(
     *,
     clamped=None,
     values=None,
-    init=None,
+    initial=None,
     n_starts=4,
-    schedule="sequential",
+    scan="sequential",
     damping=0.0,
     tol=1e-10,
     max_iter=1000,
@@ -218,7 +220,7 @@ def naive_mean_field(
         bound on the clamped ``log Z`` of :func:`~bmlib.clamped_log_partition`.
     values : array_like of shape (k,), optional
         Values of the clamped units, in ``units`` (one pattern).
-    init : array_like of shape (n,) or (k, n), optional
+    initial : array_like of shape (n,) or (k, n), optional
         Starting means (in ``units``); replaces the default starts.
     n_starts : int
         Number of default starts, >= 1, in this order: small random means
@@ -228,7 +230,7 @@ def naive_mean_field(
         ties with the largest to rounding (relative 1e-9, e.g. mirror-image
         solutions when ``b = 0``) are decided by this order of starts: the
         first wins, so the answer is the same on every machine.
-    schedule : {"sequential", "parallel"}
+    scan : {"sequential", "parallel"}
         Update one unit at a time (never lowers the bound) or all at once.
     damping : float
         Fraction of the old value kept at each update, in ``[0, 1)``.
@@ -267,10 +269,11 @@ def naive_mean_field(
     >>> round(float(np.log(4 * np.cosh(0.5))), 4)
     1.5064
     """
-    return _mean_field("naive", W, b, T, units, clamped=clamped, values=values, init=init, n_starts=n_starts,
-                       schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
+    return _mean_field("naive", W, b, T, units, clamped=clamped, values=values, initial=initial,
+                       n_starts=n_starts, scan=scan, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
 
 
+@renamed(init="initial", schedule="scan")
 def tap_mean_field(
     W,
     b=None,
@@ -279,9 +282,9 @@ def tap_mean_field(
     *,
     clamped=None,
     values=None,
-    init=None,
+    initial=None,
     n_starts=4,
-    schedule="sequential",
+    scan="sequential",
     damping=0.0,
     tol=1e-10,
     max_iter=1000,
@@ -296,7 +299,7 @@ def tap_mean_field(
 
     Parameters
     ----------
-    W, b, T, units, clamped, values, init, n_starts, schedule, damping, tol, max_iter, rng
+    W, b, T, units, clamped, values, initial, n_starts, scan, damping, tol, max_iter, rng
         As in :func:`naive_mean_field`. Among the runs the converged one with
         the largest ``log_z`` (the lowest TAP free energy) is kept.
 
@@ -330,8 +333,8 @@ def tap_mean_field(
     >>> res.converged, round(res.log_z, 4), round(float(2 * np.log(2) + 0.5**2 / 2), 4)
     (True, 1.5113, 1.5113)
     """
-    return _mean_field("tap", W, b, T, units, clamped=clamped, values=values, init=init, n_starts=n_starts,
-                       schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
+    return _mean_field("tap", W, b, T, units, clamped=clamped, values=values, initial=initial,
+                       n_starts=n_starts, scan=scan, damping=damping, tol=tol, max_iter=max_iter, rng=rng)
 
 
 # ----------------------------------------------------------------------------
@@ -339,11 +342,11 @@ def tap_mean_field(
 # ----------------------------------------------------------------------------
 
 
-def _mean_field(method, W, b, T, units, *, clamped, values, init, n_starts, schedule, damping, tol, max_iter, rng):
+def _mean_field(method, W, b, T, units, *, clamped, values, initial, n_starts, scan, damping, tol, max_iter, rng):
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "naive mean field" if method == "naive" else "TAP")
-    schedule = check_choice(schedule, "schedule", _SCHEDULES)
+    scan = check_choice(scan, "scan", _SCANS)
     damping = check_damping(damping)
     tol = check_real(tol, "tol", positive=True)
     max_iter = check_count(max_iter, "max_iter", minimum=1)
@@ -357,20 +360,20 @@ def _mean_field(method, W, b, T, units, *, clamped, values, init, n_starts, sche
         idx, vals = check_clamp(clamped, values, n, units)
         if vals.ndim != 1:
             raise ValueError(f"values must be one pattern of shape ({idx.size},); got shape {vals.shape}")
-    if init is not None:
-        init = check_means(init, n, units, "init")
+    if initial is not None:
+        initial = check_means(initial, n, units, "initial")
     if units == "bits":
         # Exact: E_bits(x) = E_spins(s) + offset for every state, s = 2x - 1.
         W, b, offset = to_spins_parameters(W, b)
         vals = 2.0 * vals - 1.0
-        init = None if init is None else 2.0 * init - 1.0
+        initial = None if initial is None else 2.0 * initial - 1.0
     else:
         offset = 0.0
     free = np.setdiff1d(np.arange(n), idx)
-    starts = _starts(n, init, n_starts, rng)
+    starts = _starts(n, initial, n_starts, rng)
     starts[:, idx] = vals
     beta = 1.0 / T
-    runs = [_solve(m0, W, b, beta, method, free, schedule, damping, tol, max_iter) for m0 in starts]
+    runs = [_solve(m0, W, b, beta, method, free, scan, damping, tol, max_iter) for m0 in starts]
     ratios = [_plefka_ratio(run[0], W, beta) if method == "tap" else np.nan for run in runs]
     k = _kept_run(runs, ratios)
     (m, phi, converged, iterations, residual), ratio = runs[k], ratios[k]
@@ -379,16 +382,16 @@ def _mean_field(method, W, b, T, units, *, clamped, values, init, n_starts, sche
             f"the TAP solution is outside the range where its expansion holds: Plefka ratio {ratio:.3g} >= 1 "
             "(too low a temperature or too strong couplings); its log_z is unreliable",
             ApproximationWarning,
-            stacklevel=3,
+            stacklevel=4,  # past _mean_field, the public function and its renamed() wrapper
         )
     if not converged:
         label = "naive mean field" if method == "naive" else "TAP"
         warnings.warn(
             f"{label} did not converge: after max_iter = {max_iter} sweeps the residual is {residual:.3g} "
             f"> tol = {tol:g} (best of {len(runs)} starts). Raise max_iter, add damping, or use "
-            "schedule='sequential'" + ("; log_z is still a valid lower bound" if method == "naive" else ""),
+            "scan='sequential'" + ("; log_z is still a valid lower bound" if method == "naive" else ""),
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,  # past _mean_field, the public function and its renamed() wrapper
         )
     return MeanFieldResult(
         m=m if units == "spins" else (1.0 + m) / 2.0,
@@ -420,10 +423,10 @@ def _kept_run(runs, ratios):
     return candidates[first_best([runs[k][1] for k in candidates])]
 
 
-def _starts(n, init, n_starts, rng):
+def _starts(n, initial, n_starts, rng):
     """Starting spin means, shape (k, n)."""
-    if init is not None:
-        return init.copy()
+    if initial is not None:
+        return initial.copy()
     gen = as_generator(rng)
     rows = [gen.uniform(-_SMALL_START, _SMALL_START, size=n), np.full(n, _BIASED_START), np.full(n, -_BIASED_START)]
     rows += [_BIASED_START * gen.choice([-1.0, 1.0], size=n) for _ in range(n_starts - len(rows))]
@@ -551,14 +554,14 @@ def _sequential_sweep(m, W, W2, b, beta, free, damping):
         m[i] = damping * m[i] + (1.0 - damping) * x
 
 
-def _solve(m, W, b, beta, method, free, schedule, damping, tol, max_iter):
+def _solve(m, W, b, beta, method, free, scan, damping, tol, max_iter):
     """One run from start m: (m, objective, converged, sweeps, residual)."""
     m = m.copy()
     W2 = _squared_couplings(W, beta) if method == "tap" else None
     target = _targets(m, W, W2, b, beta)
     residual = np.inf
     for sweep in range(1, max_iter + 1):
-        if schedule == "sequential":
+        if scan == "sequential":
             _sequential_sweep(m, W, W2, b, beta, free, damping)
         else:
             m[free] = damping * m[free] + (1.0 - damping) * target[free]

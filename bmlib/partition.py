@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ._deprecation import renamed
 from .bethe import belief_propagation
 from .meanfield import naive_mean_field, tap_mean_field
 
@@ -79,8 +80,9 @@ class LogZEstimate:
                 f"{flags}; details: {', '.join(self.details) or 'none'})")
 
 
+@renamed(schedule="scan")
 def log_z_mean_field(
-    W, b=None, T=1.0, units="spins", *, n_starts=4, schedule="sequential", damping=0.0, tol=1e-10, max_iter=1000, rng=None
+    W, b=None, T=1.0, units="spins", *, n_starts=4, scan="sequential", damping=0.0, tol=1e-10, max_iter=1000, rng=None
 ):
     """Naive mean-field lower bound on ``log Z`` (Gibbs-Bogoliubov).
 
@@ -97,7 +99,7 @@ def log_z_mean_field(
         Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
         :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
-    n_starts, schedule, damping, tol, max_iter, rng
+    n_starts, scan, damping, tol, max_iter, rng
         Passed to :func:`~bmlib.naive_mean_field`.
 
     Returns
@@ -124,13 +126,14 @@ def log_z_mean_field(
     (True, -0.288)
     """
     res = naive_mean_field(
-        W, b, T, units, n_starts=n_starts, schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng
+        W, b, T, units, n_starts=n_starts, scan=scan, damping=damping, tol=tol, max_iter=max_iter, rng=rng
     )
     return _from_mean_field(res, "mean_field", lower_bound=True)
 
 
+@renamed(schedule="scan")
 def log_z_tap(
-    W, b=None, T=1.0, units="spins", *, n_starts=4, schedule="sequential", damping=0.0, tol=1e-10, max_iter=1000, rng=None
+    W, b=None, T=1.0, units="spins", *, n_starts=4, scan="sequential", damping=0.0, tol=1e-10, max_iter=1000, rng=None
 ):
     """TAP estimate of ``log Z``: naive mean field plus the Onsager reaction term.
 
@@ -142,7 +145,7 @@ def log_z_tap(
         Temperature, > 0 and at least ``1e-100 * max(1, max|W|, max|b|)`` (see
         :func:`~bmlib.naive_mean_field`).
     units : {"spins", "bits"}
-    n_starts, schedule, damping, tol, max_iter, rng
+    n_starts, scan, damping, tol, max_iter, rng
         Passed to :func:`~bmlib.tap_mean_field`.
 
     Returns
@@ -171,7 +174,7 @@ def log_z_tap(
     -0.038
     """
     res = tap_mean_field(
-        W, b, T, units, n_starts=n_starts, schedule=schedule, damping=damping, tol=tol, max_iter=max_iter, rng=rng
+        W, b, T, units, n_starts=n_starts, scan=scan, damping=damping, tol=tol, max_iter=max_iter, rng=rng
     )
     return _from_mean_field(res, "tap", lower_bound=False)
 

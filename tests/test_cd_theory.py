@@ -58,7 +58,7 @@ def test_probabilities_halve_the_noise_of_a_cd1_estimate_without_moving_its_mean
     """Seed 1, 2000 repeats on 3x3 bars and stripes: the spread with probabilities is well below the one
     with samples, and the two averages agree within 5 standard errors of their difference."""
     rbm = bm.RBM(9, 16, units="bits", init_scale=0.5, rng=0)
-    spread = bm.cd_update_spread(rbm, bm.bars_and_stripes(3, units="bits"), n_repeats=2000, rng=1)
+    spread = bm.cd_update_spread(rbm, bm.bars_and_stripes(3, units="bits"), n_runs=2000, rng=1)
     assert spread["probabilities"] < 0.75 * spread["samples"]
     standard_error = np.hypot(spread["probabilities"], spread["samples"]) / np.sqrt(2000)
     assert spread["difference_of_means"] < 5 * standard_error

@@ -121,7 +121,7 @@ def test_energy_descent_ends_in_a_stable_state_and_always_goes_down(rng):
     for start in range(5):
         s0 = rng.choice([-1, 1], size=12)
         for order in ("sequential", "random"):
-            path = bm.energy_descent(s0, W, b, order=order, rng=start)
+            path = bm.energy_descent(s0, W, b, scan=order, rng=start)
             assert path.converged
             assert bm.is_stable(path.final_state, W, b)
             assert np.all(np.diff(path.energies) < 0)

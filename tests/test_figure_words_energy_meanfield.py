@@ -107,7 +107,7 @@ def test_plot_descent_tells_the_walk_and_marks_its_end_by_shape():
 
 
 def test_plot_hebbian_recall_words_are_the_curve():
-    curve = bm.hebbian_recall(n=20, loads=[0.05, 0.2, 0.4], n_trials=2, rng=0)
+    curve = bm.hebbian_recall(n=20, loads=[0.05, 0.2, 0.4], n_runs=2, rng=0)
     fig = bm.plot_hebbian_recall(curve)
     text = words(fig)
     assert f"overlap goes from {number(curve.overlap[0])} to {number(curve.overlap[-1])}" in text

@@ -96,7 +96,7 @@ def test_inpainting_words_compare_the_probabilities_with_the_hidden_pixels():
 
 
 def test_digits_widget_words_follow_its_controls_and_every_control_is_labelled():
-    widget = bm.digits_widget(n_hidden=4, epoch=1, steps=1, epochs=1, every=1, rng=0)
+    widget = bm.digits_widget(n_hidden=4, epoch=1, n_sweeps=1, epochs=1, every=1, rng=0)
     first = widget.figure_description.text
     assert widget.figure_description.summary.startswith("An RBM with 4 hidden units at epoch 1")
     assert f"Their mean pixel is {number(widget.samples().mean())}" in first

@@ -238,7 +238,7 @@ def test_critical_slowing_curves_differ_by_marker():
 # --- the widget -------------------------------------------------------------
 
 def test_ising_widget_words_are_its_lattice_and_its_last_batch():
-    widget = bm.ising_widget(L=8, T=2.5, sweeps=5, rng=1)
+    widget = bm.ising_widget(L=8, T=2.5, n_sweeps=5, rng=1)
     described = widget.figure_description
     assert described is not None and not described.text.startswith(FALLBACK_OPENING)
     grid = widget.state
@@ -255,7 +255,7 @@ def test_ising_widget_words_are_its_lattice_and_its_last_batch():
 
 
 def test_ising_widget_words_follow_the_sliders_and_buttons():
-    widget = bm.ising_widget(L=8, T=2.5, sweeps=5, rng=1)
+    widget = bm.ising_widget(L=8, T=2.5, n_sweeps=5, rng=1)
     before = widget.figure_description
     widget.temperature.value = 1.5
     after = widget.figure_description
@@ -277,7 +277,7 @@ def test_ising_widget_words_follow_the_sliders_and_buttons():
 
 
 def test_ising_widget_controls_are_labelled_and_its_points_differ_by_shape():
-    widget = bm.ising_widget(L=8, sweeps=2)
+    widget = bm.ising_widget(L=8, n_sweeps=2)
     for control in (widget.temperature, widget.field, widget.run_button, widget.random_button, widget.up_button):
         assert control.description.strip()
     widget.run()

@@ -42,7 +42,7 @@ def test_hebbian_weights_want_spins():
 
 
 def test_one_stored_pattern_is_kept_and_descent_never_raises_the_energy():
-    curve = bm.hebbian_recall(n=30, loads=[1 / 30], n_trials=3, rng=0)
+    curve = bm.hebbian_recall(n=30, loads=[1 / 30], n_runs=3, rng=0)
     assert curve.overlap[0] == 1.0 and curve.retrieved[0] == 1.0
     from bmlib.hebbian import _descend_all
 
@@ -57,7 +57,7 @@ def test_one_stored_pattern_is_kept_and_descent_never_raises_the_energy():
 
 def test_recall_collapses_above_the_capacity():
     """Seed 1: at alpha = 0.05 descent keeps the patterns; at 0.3, far above 0.138, it does not."""
-    curve = bm.hebbian_recall(n=200, loads=[0.05, 0.3], n_trials=2, rng=1)
+    curve = bm.hebbian_recall(n=200, loads=[0.05, 0.3], n_runs=2, rng=1)
     assert curve.overlap[0] > 0.99 and curve.retrieved[0] > 0.95
     assert curve.overlap[1] < 0.8 and curve.retrieved[1] < 0.5
 
@@ -82,7 +82,7 @@ def test_synchronous_updates_find_fixed_points_and_two_cycles():
     rng = np.random.default_rng(3)
     for _ in range(50):
         A = np.triu(rng.normal(size=(7, 7)), 1)
-        path = bm.synchronous_updates(rng.choice([-1, 1], size=7), A + A.T, max_steps=200)
+        path = bm.synchronous_updates(rng.choice([-1, 1], size=7), A + A.T, max_iter=200)
         assert path.period in (1, 2)
 
 
@@ -119,7 +119,7 @@ def test_a_field_that_is_zero_in_exact_arithmetic_keeps_its_unit():
     for s in bm.all_states(9):
         zero = np.flatnonzero(K @ s == 0)
         if zero.size:
-            step = bm.synchronous_updates(s, W, max_steps=1).states[1]
+            step = bm.synchronous_updates(s, W, max_iter=1).states[1]
             np.testing.assert_array_equal(step[zero], s[zero])
             found += 1
     assert found > 50  # the case is common, so the test means something

@@ -68,7 +68,7 @@ def test_naive_mean_field_never_exceeds_exact_log_z(n, seed, T, scale, units):
 def test_bound_holds_even_without_convergence(units, rng):
     W, b = random_model(12, rng, scale=1.5)
     with pytest.warns(bm.ConvergenceWarning, match="naive mean field did not converge.*still a valid lower bound"):
-        res = bm.naive_mean_field(W, b, 0.5, units, max_iter=1, tol=1e-14, schedule="parallel", rng=1)
+        res = bm.naive_mean_field(W, b, 0.5, units, max_iter=1, tol=1e-14, scan="parallel", rng=1)
     assert not res.converged and res.iterations == 1 and res.residual > 1e-14
     assert res.log_z <= bm.log_partition(W, b, 0.5, units) + 1e-9  # a theorem at every m
 
@@ -79,8 +79,8 @@ def test_solutions_satisfy_the_equations_in_their_own_units(units, schedule, dam
     """Checked natively in bits, which tests the spins <-> bits conversion too."""
     W, b = random_model(9, rng, scale=0.5)
     T = 2.0  # inside TAP's range here (Plefka ratio 0.54)
-    naive = bm.naive_mean_field(W, b, T, units, schedule=schedule, damping=damping, tol=1e-12, rng=0)
-    tap = bm.tap_mean_field(W, b, T, units, schedule=schedule, damping=damping, tol=1e-12, rng=0)
+    naive = bm.naive_mean_field(W, b, T, units, scan=schedule, damping=damping, tol=1e-12, rng=0)
+    tap = bm.tap_mean_field(W, b, T, units, scan=schedule, damping=damping, tol=1e-12, rng=0)
     assert naive.converged and tap.converged
     m, mt = naive.m, tap.m
     if units == "spins":
@@ -119,7 +119,7 @@ def test_curie_weiss_mean_field_is_exact_per_spin_as_n_grows(beta_J, h):
     for n in (8, 32, 128, 256):
         W = np.full((n, n), 1.0 / n)
         np.fill_diagonal(W, 0.0)
-        res = bm.naive_mean_field(W, np.full(n, h), T, schedule="parallel", n_starts=3, tol=1e-9, max_iter=50_000, rng=0)
+        res = bm.naive_mean_field(W, np.full(n, h), T, scan="parallel", n_starts=3, tol=1e-9, max_iter=50_000, rng=0)
         err = (curie_weiss_log_partition(n, 1.0, h, T) - res.log_z) / n
         assert res.converged
         assert -1e-12 <= err <= 0.5 * math.log(n) / n  # a bound, and the O(log n / n) rate

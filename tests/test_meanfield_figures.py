@@ -47,7 +47,7 @@ def test_uniform_fixed_points_are_what_the_solver_finds_on_the_full_network():
     for T, b in ((0.6, 0.0), (0.5, 0.1), (1.5, 0.2)):
         roots, stable = _uniform_fixed_points(1.0, b, T)
         for start in (0.9, -0.9):
-            res = bm.naive_mean_field(W, np.full(10, b), T, init=np.full(10, start))
+            res = bm.naive_mean_field(W, np.full(10, b), T, initial=np.full(10, start))
             assert res.converged
             nearest = roots[stable][np.argmin(np.abs(roots[stable] - res.m[0]))]
             np.testing.assert_allclose(res.m, nearest, atol=1e-8)
@@ -76,8 +76,8 @@ def test_plot_self_consistency_validates():
         bm.plot_self_consistency(n=20)
     with pytest.raises(ValueError, match="T_range"):
         bm.plot_self_consistency(T_range=(2.0, 1.0))
-    with pytest.raises(ValueError, match="start"):
-        bm.plot_self_consistency(start=1.5)
+    with pytest.raises(ValueError, match="initial"):
+        bm.plot_self_consistency(initial=1.5)
 
 
 # --- the accuracy scatter --------------------------------------------------------------
@@ -217,7 +217,7 @@ def test_sweep_reference_is_one_sweep_of_the_library_solver():
     for m, W, b, T, damping in bm.exercises.meanfield._mean_field_sweep_cases():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", bm.ConvergenceWarning)
-            res = bm.naive_mean_field(W, b, T, init=m, damping=damping, max_iter=1, tol=1e-300)
+            res = bm.naive_mean_field(W, b, T, initial=m, damping=damping, max_iter=1, tol=1e-300)
         np.testing.assert_allclose(_reference_sweep(m, W, b, T, damping), res.m, atol=1e-12)
 
 

@@ -37,8 +37,8 @@ CALLS = {
         "copy": lambda m: m.copy(),
         "energy": lambda m: m.energy(RBM_DATA, [[1, 0], [0, 1]]),
         "free_energy": lambda m: m.free_energy(RBM_DATA),
-        "gibbs": lambda m: m.gibbs(RBM_DATA, steps=2, rng=0),
-        "gibbs_chain": lambda m: m.gibbs_chain(RBM_DATA, steps=2, rng=0),
+        "gibbs": lambda m: m.gibbs(RBM_DATA, n_sweeps=2, rng=0),
+        "gibbs_chain": lambda m: m.gibbs_chain(RBM_DATA, n_sweeps=2, rng=0),
         "gradient": lambda m: m.gradient(RBM_DATA),
         "hidden_means": lambda m: m.hidden_means(RBM_DATA),
         "log_likelihood": lambda m: m.log_likelihood(RBM_DATA),
@@ -46,7 +46,7 @@ CALLS = {
         "log_probability": lambda m: m.log_probability(RBM_DATA),
         "pseudo_log_likelihood": lambda m: m.pseudo_log_likelihood(RBM_DATA),
         "reconstruct": lambda m: m.reconstruct(RBM_DATA),
-        "sample": lambda m: m.sample(2, steps=3, rng=0),
+        "sample": lambda m: m.sample(2, n_sweeps=3, rng=0),
         "to_boltzmann_machine": lambda m: m.to_boltzmann_machine(),
         "visible_means": lambda m: m.visible_means([[1, 0], [0.5, 0.5]]),
         "train": lambda m: bm.train(m, RBM_DATA, epochs=1, statistics="cd", monitor=None, rng=0),
@@ -204,7 +204,7 @@ def test_the_reproducers_of_the_issue():
         rbm.gibbs(data[:2], rng=0)
     rbm = bm.RBM(4, 2, units="bits", rng=0)
     rbm.T = -1  # sample and hidden_means used to return plausible values
-    for call in (lambda: rbm.sample(2, steps=5, rng=0), lambda: rbm.hidden_means(data[:1])):
+    for call in (lambda: rbm.sample(2, n_sweeps=5, rng=0), lambda: rbm.hidden_means(data[:1])):
         with pytest.raises(ValueError, match=r"the model's T must be finite and > 0; got -1\.0"):
             call()
     machine = new_machine()
@@ -255,9 +255,9 @@ def test_the_check_runs_once_per_call_not_per_step(monkeypatch):
     counter = _Counter(monkeypatch, bm.RBM)
     rbm = new_rbm()
     for call, expected in [
-        (lambda: rbm.sample(4, steps=50, rng=0), 1),
-        (lambda: rbm.gibbs(RBM_DATA, steps=50, rng=0), 1),
-        (lambda: rbm.gibbs_chain(RBM_DATA, steps=50, rng=0), 1),
+        (lambda: rbm.sample(4, n_sweeps=50, rng=0), 1),
+        (lambda: rbm.gibbs(RBM_DATA, n_sweeps=50, rng=0), 1),
+        (lambda: rbm.gibbs_chain(RBM_DATA, n_sweeps=50, rng=0), 1),
         (lambda: rbm.log_likelihood(RBM_DATA), 1),  # not again in log_probability and log_partition
         (lambda: rbm.log_probability(RBM_DATA), 1),
         # at the start only, not per epoch or per step; the checked parameters are not re-checked by the monitor
@@ -314,12 +314,12 @@ FUNCTIONS = {
     "SampledStatistics": lambda m: bm.SampledStatistics(n_samples=2, burn_in=1)(m, BM_DATA, rng=0),
     "AnnealedStatistics": lambda m: bm.AnnealedStatistics()(m, BM_DATA, rng=0),
     "MeanFieldStatistics": lambda m: bm.MeanFieldStatistics()(m, BM_DATA, rng=0),
-    "inpaint": lambda m: bm.inpaint(m, RBM_DATA, missing=[1], steps=2, burn_in=0, rng=0),
+    "inpaint": lambda m: bm.inpaint(m, RBM_DATA, missing=[1], n_sweeps=2, burn_in=0, rng=0),
     "rbm_parallel_tempering": lambda m: bm.rbm_parallel_tempering(m, [1.0, 2.0], n_samples=2, rng=0),
     "plot_filters": lambda m: bm.plot_filters(m, shape=(3, 1)),
     "encoder_report": lambda m: bm.encoder_report(m),
     "expected_cd_update": lambda m: bm.expected_cd_update(m, RBM_DATA),
-    "cd_update_spread": lambda m: bm.cd_update_spread(m, RBM_DATA, n_repeats=2, rng=0),
+    "cd_update_spread": lambda m: bm.cd_update_spread(m, RBM_DATA, n_runs=2, rng=0),
     "plot_moment_match": lambda m: bm.plot_moment_match(m, BM_DATA),
 }
 MACHINE_FUNCTIONS = ("SampledStatistics", "AnnealedStatistics", "MeanFieldStatistics", "encoder_report", "plot_moment_match")

@@ -106,7 +106,7 @@ def test_non_convergence_is_reported_by_every_estimator():
     W = bm.sk_couplings(16, J=2.0, rng=3)
     exact = bm.log_partition(W, None, 0.3)
     for f, kwargs in (
-        (bm.log_z_mean_field, {"schedule": "parallel"}),
+        (bm.log_z_mean_field, {"scan": "parallel"}),
         (bm.log_z_tap, {}),
         (bm.log_z_bethe, {}),
     ):
@@ -121,7 +121,7 @@ def test_non_convergence_is_reported_by_every_estimator():
         bethe = bm.belief_propagation(W, None, 0.3, max_iter=2, rng=0)
     assert math.isfinite(est.log_z) and est.log_z == bethe.log_z
     with pytest.warns(bm.ConvergenceWarning, match="still a valid lower bound"):
-        mf = bm.log_z_mean_field(W, None, 0.3, max_iter=1, schedule="parallel", rng=0)
+        mf = bm.log_z_mean_field(W, None, 0.3, max_iter=1, scan="parallel", rng=0)
     assert mf.log_z <= exact + 1e-9  # the naive bound survives non-convergence (theorem)
 
 
@@ -262,14 +262,14 @@ def test_bad_iteration_settings(func, kwargs, error, message):
 
 
 def test_bad_mean_field_arguments():
-    with pytest.raises(ValueError, match="schedule must be one of"):
-        bm.naive_mean_field(W2, schedule="random")
-    with pytest.raises(ValueError, match=r"init must have shape \(2,\) or \(k, 2\)"):
-        bm.naive_mean_field(W2, init=[0.1, 0.2, 0.3])
-    with pytest.raises(ValueError, match=r"init must lie in \[0, 1\] because units='bits'; init\[0, 1\] = -0.5"):
-        bm.naive_mean_field(W2, units="bits", init=[0.5, -0.5])
-    with pytest.raises(ValueError, match=r"init must be finite"):
-        bm.tap_mean_field(W2, init=[0.5, np.nan])
+    with pytest.raises(ValueError, match="scan must be one of"):
+        bm.naive_mean_field(W2, scan="random")
+    with pytest.raises(ValueError, match=r"initial must have shape \(2,\) or \(k, 2\)"):
+        bm.naive_mean_field(W2, initial=[0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match=r"initial must lie in \[0, 1\] because units='bits'; initial\[0, 1\] = -0.5"):
+        bm.naive_mean_field(W2, units="bits", initial=[0.5, -0.5])
+    with pytest.raises(ValueError, match=r"initial must be finite"):
+        bm.tap_mean_field(W2, initial=[0.5, np.nan])
     with pytest.raises(ValueError, match="values must be None when clamped is None"):
         bm.naive_mean_field(W2, values=[1])
     with pytest.raises(ValueError, match=r"values must be one pattern of shape \(1,\)"):

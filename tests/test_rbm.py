@@ -123,7 +123,7 @@ def test_block_gibbs_samples_the_model(units):
     of freedom, 99.9% quantile 24.3.
     """
     rbm = random_rbm(3, 2, units, 1.0, np.random.default_rng(2))
-    samples = rbm.sample(4000, steps=30, rng=5)
+    samples = rbm.sample(4000, n_sweeps=30, rng=5)
     assert samples.shape == (4000, 3) and samples.dtype == np.int8
     bits = samples if units == "bits" else (samples + 1) // 2
     counts = np.bincount(bits @ [4, 2, 1], minlength=8)
@@ -134,11 +134,11 @@ def test_block_gibbs_samples_the_model(units):
 def test_gibbs_and_reconstruct_keep_shapes_and_units(rng):
     rbm = random_rbm(4, 3, "spins", 1.0, rng)
     v = data_in("spins", 6, 4, rng)
-    out = rbm.gibbs(v, steps=2, rng=0)
+    out = rbm.gibbs(v, n_sweeps=2, rng=0)
     assert out.shape == (6, 4) and set(np.unique(out)) <= {-1, 1}
-    np.testing.assert_array_equal(rbm.gibbs(v, steps=0), v)
+    np.testing.assert_array_equal(rbm.gibbs(v, n_sweeps=0), v)
     assert rbm.gibbs(v[0], rng=0).shape == (4,)
-    np.testing.assert_array_equal(rbm.gibbs(v, steps=3, rng=9), rbm.gibbs(v, steps=3, rng=9))
+    np.testing.assert_array_equal(rbm.gibbs(v, n_sweeps=3, rng=9), rbm.gibbs(v, n_sweeps=3, rng=9))
     r = rbm.reconstruct(v)
     assert r.shape == (6, 4) and np.all(np.abs(r) <= 1)
     np.testing.assert_allclose(r, rbm.visible_means(rbm.hidden_means(v)))  # the means accept means

@@ -93,7 +93,7 @@ def test_inpainting_matches_the_exact_conditional(units):
     missing = [1, 3, 4]
     patterns, p = rbm.complete(image, missing)
     exact_on = p @ (patterns[:, missing] == 1)
-    got = bm.inpaint(rbm, image[None, :], missing, steps=2000, n_chains=20, rng=4)
+    got = bm.inpaint(rbm, image[None, :], missing, n_sweeps=2000, n_chains=20, rng=4)
     np.testing.assert_allclose(got[0, missing], exact_on, atol=0.02)
     known = [0, 2, 5]
     np.testing.assert_array_equal(got[0, known], (image[known] == 1).astype(float))
@@ -203,7 +203,7 @@ def test_figures_draw_and_refuse_bad_input():
 
 
 def test_digits_widget_shows_the_model_trained_with_its_settings():
-    widget = bm.digits_widget(n_hidden=4, epoch=3, epochs=3, every=1, steps=10, rng=0)
+    widget = bm.digits_widget(n_hidden=4, epoch=3, epochs=3, every=1, n_sweeps=10, rng=0)
     seed = widget._seed
     rbm = bm.RBM(64, 4, units="bits", rng=seed + 4)
     bm.train(rbm, bm.digits("train", units="bits").images, epochs=3, learning_rate=0.05, batch_size=20,

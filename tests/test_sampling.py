@@ -421,7 +421,7 @@ def test_zero_temperature_is_energy_descent():
     rng = np.random.default_rng(SEED)
     W, b = W6, B6
     for start in bm.all_states(6)[rng.choice(64, size=8, replace=False)]:
-        path = bm.energy_descent(start, W, b, order="sequential")
+        path = bm.energy_descent(start, W, b, scan="sequential")
         result = bm.anneal(W, b, [(0.0, 20)], initial=start)
         np.testing.assert_array_equal(result.final_state[0], path.final_state)
 

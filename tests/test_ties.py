@@ -60,8 +60,8 @@ def test_naive_mean_field_picks_the_first_mirror_solution_whatever_the_rounding(
     W = bm.square_lattice_couplings(4)
     b = np.full(16, tilt)
     up, down = np.full(16, 0.9), np.full(16, -0.9)
-    first_up = bm.naive_mean_field(W, b, T=1.0, init=np.array([up, down]))
-    first_down = bm.naive_mean_field(W, b, T=1.0, init=np.array([down, up]))
+    first_up = bm.naive_mean_field(W, b, T=1.0, initial=np.array([up, down]))
+    first_down = bm.naive_mean_field(W, b, T=1.0, initial=np.array([down, up]))
     assert first_up.converged and first_down.converged
     assert np.all(first_up.m > 0.9) and np.all(first_down.m < -0.9)
     # The default starts (small random, +0.9, -0.9, ...) decide the same way on every tilt.

@@ -119,11 +119,11 @@ def test_bad_clamping():
 
 
 def test_bad_descent_arguments():
-    with pytest.raises(ValueError, match='order must be "sequential" or "random"'):
-        bm.energy_descent([1, 1], W2, order="backwards")
+    with pytest.raises(ValueError, match='scan must be "sequential" or "random"'):
+        bm.energy_descent([1, 1], W2, scan="backwards")
     with pytest.raises(ValueError, match=r"s must be a single state of shape \(2,\)"):
         bm.energy_descent([[1, 1]], W2)
-    with pytest.raises(ValueError, match="max_sweeps must be >= 1"):
-        bm.energy_descent([1, 1], W2, max_sweeps=0)
+    with pytest.raises(ValueError, match="max_iter must be >= 1"):
+        bm.energy_descent([1, 1], W2, max_iter=0)
     with pytest.raises(TypeError, match="rng must be None, a non-negative int seed or a numpy.random.Generator"):
-        bm.energy_descent([1, 1], W2, order="random", rng="seed")
+        bm.energy_descent([1, 1], W2, scan="random", rng="seed")

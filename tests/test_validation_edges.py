@@ -200,7 +200,7 @@ def test_convergence_curves_checks_rules(rules, error, message):
         (lambda: bm.train(bm.BoltzmannMachine(3), DATA3, epochs=10**12, progress=False), "epochs"),
         (lambda: bm.naive_mean_field(W3, n_starts=10**12), "n_starts"),
         (lambda: bm.ContrastiveDivergence(k=10**12), "k"),
-        (lambda: bm.RBM(3, 2, units="bits").gibbs([0, 1, 1], steps=10**12), "steps"),
+        (lambda: bm.RBM(3, 2, units="bits").gibbs([0, 1, 1], n_sweeps=10**12), "n_sweeps"),
         (lambda: bm.convergence_curves(W3, n_sweeps=10**12), "n_sweeps"),
     ],
 )

@@ -5,7 +5,9 @@ Usage:  python tools/api_page.py          (rewrites book/api.md)
 
 A name goes to the chapter of the module that defines it (the table below);
 a few names are placed by hand. tests/test_book.py runs ``--check``, so a
-new public name cannot be left off the page or put on it twice.
+new public name cannot be left off the page or put on it twice. The page ends
+with the table of bmlib/_vocabulary.py: one word per idea, and the words 1.1
+renamed.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import bmlib  # noqa: E402
+from bmlib import _vocabulary as vocabulary  # noqa: E402
 
 # (title, chapter file, modules whose public names it documents), in reading order.
 SECTIONS = [
@@ -118,6 +121,52 @@ def _kind(name):
     return 1 if inspect.isclass(obj) else 0 if callable(obj) else 2
 
 
+VOCABULARY_INTRO = """
+## One word per idea
+
+Every parameter name in the signatures above means one thing, the same in
+every function: `n_sweeps` is always a run length in sweeps, `initial`
+always where a chain or a solver starts, `scan` always the order units are
+updated in. The table is `bmlib/_vocabulary.py`, and a test fails when a
+public signature uses a word outside it.
+
+bmlib 1.1 replaced these words of 1.0. The old words are still accepted
+until bmlib 2.0, with the same result and a `DeprecationWarning` that names
+the new word.
+"""
+
+
+def _cell(text):
+    """Table-cell text for MyST: no raw angle brackets (they would read as HTML)."""
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _renamed_where():
+    """Old word -> the public names that still accept it (constructors and methods included)."""
+    where = {}
+    for name in sorted(bmlib.__all__):
+        obj = getattr(bmlib, name)
+        targets = [(name, obj.__init__ if inspect.isclass(obj) else obj)]
+        if inspect.isclass(obj):
+            targets += [(f"{name}.{attr}", value) for attr, value in sorted(vars(obj).items())
+                        if not attr.startswith("_") and callable(value)]
+        for label, target in targets:
+            for old in getattr(target, "__renamed__", None) or {}:
+                where.setdefault(old, []).append(label)
+    return where
+
+
+def vocabulary_section():
+    where = _renamed_where()
+    rows = ["| old word (1.0) | new word | accepted by |", "| --- | --- | --- |"]
+    rows += [f"| `{old}` | `{new}` | {', '.join(f'`{n}`' for n in where.get(old, []))} |"
+             for old, new in sorted(vocabulary.RENAMED.items(), key=lambda item: (item[1], item[0]))]
+    words = ["| word | meaning |", "| --- | --- |"]
+    words += [f"| `{word}` | {_cell(vocabulary.WORDS[word])} |" for word in sorted(vocabulary.WORDS, key=str.lower)]
+    return (VOCABULARY_INTRO + "\n" + "\n".join(rows) + "\n\nEvery word, with its meaning:\n\n"
+            + "\n".join(words) + "\n")
+
+
 def page():
     homes = {name: _home(name) for name in bmlib.__all__}
     parts = [INTRO]
@@ -127,6 +176,7 @@ def page():
             continue
         see = f"\nExplained in the chapter {{doc}}`{chapter}`.\n" if chapter else "\n"
         parts.append(f"\n## {title}\n{see}\n```{{eval-rst}}\n" + "\n".join(_directive(n) for n in names) + "```\n")
+    parts.append(vocabulary_section())
     return "".join(parts)
 
 

@@ -7,12 +7,19 @@ tests/test_api_snapshot.py compares the library with the snapshot, so a change
 to a public name, a parameter, a default or a result field fails the tests
 until the snapshot is rewritten on purpose, in the same commit, whose message
 says why. That is the README's stability promise made checkable.
+
+A renamed keyword is not a removal when the old name is still accepted
+(bmlib._deprecation.renamed): the entry records it under ``renamed`` (old ->
+new; ``renamed_members`` for methods), and ``--diff`` reports the change as
+``r`` (renamed, old name still accepted) instead of ``~`` (changed). A
+parameter renamed without keeping the old name reads as ``~``: a removal.
 """
 from __future__ import annotations
 
 import dataclasses
 import inspect
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -60,14 +67,22 @@ def _fields(cls):
     return None
 
 
+def _renamed(obj):
+    """Old keyword -> new of a callable wrapped by bmlib._deprecation.renamed, else None."""
+    renamed = getattr(obj, "__renamed__", None)
+    return dict(sorted(renamed.items())) if renamed else None
+
+
 def _describe(name):
     obj = getattr(bmlib, name)
     if inspect.isclass(obj):
         entry = {"kind": "class", "signature": _signature(obj)}
+        if _renamed(obj.__init__):
+            entry["renamed"] = _renamed(obj.__init__)
         fields = _fields(obj)
         if fields is not None:
             entry["fields"] = fields
-        members = {}
+        members, renamed_members = {}, {}
         for attr, value in sorted(vars(obj).items()):
             if attr.startswith("_") or (fields and attr in fields):
                 continue
@@ -75,17 +90,52 @@ def _describe(name):
                 members[attr] = "property"
             elif callable(value) or isinstance(value, (staticmethod, classmethod)):
                 members[attr] = _signature(getattr(obj, attr))
+                if _renamed(getattr(obj, attr)):
+                    renamed_members[attr] = _renamed(getattr(obj, attr))
             else:
                 members[attr] = "attribute"
         entry["members"] = members
+        if renamed_members:
+            entry["renamed_members"] = renamed_members
         return entry
     if callable(obj):
-        return {"kind": "function", "signature": _signature(obj)}
+        entry = {"kind": "function", "signature": _signature(obj)}
+        if _renamed(obj):
+            entry["renamed"] = _renamed(obj)
+        return entry
     return {"kind": "constant", "type": type(obj).__name__}
 
 
 def snapshot():
     return {"version": bmlib.__version__, "names": {name: _describe(name) for name in sorted(bmlib.__all__)}}
+
+
+def _with_old_names(signature, renamed):
+    """A signature text with each renamed parameter written under its old name again."""
+    for old, new in (renamed or {}).items():
+        signature = re.sub(rf"(?<=[(*\s]){new}(?=[=,)])", old, signature)
+    return signature
+
+
+def _as_before_renames(entry):
+    """The entry as it read before its recorded renames: the old names in place of the new ones."""
+    entry = dict(entry)
+    renamed, renamed_members = entry.pop("renamed", None), entry.pop("renamed_members", {})
+    if entry.get("signature"):
+        entry["signature"] = _with_old_names(entry["signature"], renamed)
+    if "members" in entry:
+        entry["members"] = {attr: _with_old_names(text, renamed_members.get(attr))
+                            for attr, text in entry["members"].items()}
+    return entry
+
+
+def _only_renamed(old, new):
+    """True if ``new`` differs from ``old`` only by renames that still accept the old names.
+
+    Both entries are read with every recorded rename undone: an alias that
+    ``old`` had and ``new`` dropped leaves the new name in ``new``, so they differ.
+    """
+    return _as_before_renames(old) == _as_before_renames(new)
 
 
 def differences(old, new):
@@ -98,6 +148,8 @@ def differences(old, new):
             lines.append(f"+ {name}: {b}")
         elif b is None:
             lines.append(f"- {name}")
+        elif a != b and _only_renamed(a, b):
+            lines.append(f"r {name}: renamed, old names still accepted: {b.get('renamed') or b.get('renamed_members')}")
         elif a != b:
             lines.append(f"~ {name}:\n    was {a}\n    now {b}")
     return lines

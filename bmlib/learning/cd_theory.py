@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._deprecation import renamed
 from .._checks import check_count, check_data, check_exact_size, check_real
 from ..states import all_states
 from .rbm import RBM
@@ -170,7 +171,8 @@ def update_jacobian(rbm, data, k=1, step=1e-5):
     return J
 
 
-def cd_update_spread(rbm, data, n_repeats=200, rng=None):
+@renamed(n_repeats="n_runs")
+def cd_update_spread(rbm, data, n_runs=200, rng=None):
     """How noisy one CD-1 estimate of the weight update is, with hidden probabilities or with samples.
 
     CD-1 runs ``v -> h -> v' -> h'`` from each data vector. Its update is
@@ -178,14 +180,14 @@ def cd_update_spread(rbm, data, n_repeats=200, rng=None):
     a sampled state or as its probability ``E[h | v]``. Hinton's practical
     guide (2010) advises probabilities wherever the choice is free, since they
     carry the same expectation with less noise. This repeats the CD-1
-    estimate ``n_repeats`` times with fresh randomness and reports the
+    estimate ``n_runs`` times with fresh randomness and reports the
     spread of the W update, both ways.
 
     Parameters
     ----------
     rbm : RBM
     data : array_like of shape (P, n_visible)
-    n_repeats : int
+    n_runs : int
         Independent estimates, >= 2.
     rng : None, int or numpy.random.Generator
 
@@ -195,7 +197,7 @@ def cd_update_spread(rbm, data, n_repeats=200, rng=None):
         ``"probabilities"`` and ``"samples"``: the standard deviation of the
         W update across repeats, averaged over the weights; and
         ``"difference_of_means"``: the largest difference between the two
-        ways' average updates, which shrinks with ``n_repeats`` (the two
+        ways' average updates, which shrinks with ``n_runs`` (the two
         share their expectation).
 
     Examples
@@ -211,10 +213,10 @@ def cd_update_spread(rbm, data, n_repeats=200, rng=None):
         raise TypeError(f"rbm must be a bmlib RBM; got {type(rbm).__name__}")
     rbm._check_parameters()
     data = check_data(data, rbm.n_visible, rbm.units)
-    n_repeats = check_count(n_repeats, "n_repeats", minimum=2)
+    n_runs = check_count(n_runs, "n_runs", minimum=2)
     gen = as_generator(rng)
     updates = {"probabilities": [], "samples": []}
-    for _ in range(n_repeats):
+    for _ in range(n_runs):
         for way in updates:
             h_mean = rbm.hidden_means(data)
             h = h_mean if way == "probabilities" else rbm._sample_layer(h_mean, gen)

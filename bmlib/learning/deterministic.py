@@ -143,7 +143,7 @@ class MeanFieldStatistics:
         result = naive_mean_field(W, b, self.anneal[0] * T, units, n_starts=1, **kwargs)
         self.n_updates += result.total_iterations * n_free
         for factor in self.anneal[1:] + (1.0,):
-            result = naive_mean_field(W, b, factor * T, units, init=result.m, **kwargs)
+            result = naive_mean_field(W, b, factor * T, units, initial=result.m, **kwargs)
             self.n_updates += result.total_iterations * n_free
         return result
 

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._deprecation import renamed
 from .._checks import (
     LEVELS,
     _as_real_array,
@@ -145,7 +146,7 @@ class RBM:
     >>> data = bm.bars_and_stripes(3, units="bits")
     >>> round(rbm.log_likelihood(data), 2)  # near -9 log 2 = -6.24 at the start
     -6.24
-    >>> rbm.gibbs(data[:2], steps=3, rng=1).shape
+    >>> rbm.gibbs(data[:2], n_sweeps=3, rng=1).shape
     (2, 9)
     """
 
@@ -274,20 +275,21 @@ class RBM:
         # Uniform visible states: every unit on with probability 1/2 (mean 1/2 for bits, 0 for spins).
         return self._sample_layer(np.full((n, self.n_visible), 0.5 if self.units == "bits" else 0.0), rng)
 
-    def _gibbs_steps(self, v, steps, rng):
-        for _ in range(steps):
+    def _gibbs_steps(self, v, n_sweeps, rng):
+        for _ in range(n_sweeps):
             v = self._sample_visible(self._sample_hidden(v, rng), rng)
         return v
 
+    @renamed(steps="n_sweeps")
     @thin_blas
-    def gibbs(self, v, steps=1, rng=None):
-        """Run ``steps`` rounds of block Gibbs sampling ``v -> h -> v'`` from each row of ``v``.
+    def gibbs(self, v, n_sweeps=1, rng=None):
+        """Run ``n_sweeps`` rounds of block Gibbs sampling ``v -> h -> v'`` from each row of ``v``.
 
         Parameters
         ----------
         v : array_like of shape (n_visible,) or (P, n_visible)
             Starting visible states, one chain per row.
-        steps : int
+        n_sweeps : int
             Number of full rounds (sample all hidden units, then all visible units).
         rng : None, int or numpy.random.Generator
 
@@ -298,63 +300,66 @@ class RBM:
         Examples
         --------
         >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
-        >>> rbm.gibbs([[1, 0], [0, 1]], steps=5, rng=0)
+        >>> rbm.gibbs([[1, 0], [0, 1]], n_sweeps=5, rng=0)
         array([[0, 0],
                [1, 0]], dtype=int8)
         """
         self._check_parameters()
         V = self._check_data(v, "v")
-        steps = check_count(steps, "steps", minimum=0)
-        out = self._gibbs_steps(V, steps, as_generator(rng)).astype(np.int8)
+        n_sweeps = check_count(n_sweeps, "n_sweeps", minimum=0)
+        out = self._gibbs_steps(V, n_sweeps, as_generator(rng)).astype(np.int8)
         return out[0] if np.ndim(v) == 1 else out
 
+    @renamed(steps="n_sweeps")
     @thin_blas
-    def gibbs_chain(self, v, steps, rng=None):
+    def gibbs_chain(self, v, n_sweeps, rng=None):
         """Every visible state of block Gibbs chains ``v -> h -> v' -> ...``, one per step.
 
         The same chains as :meth:`gibbs` with the same ``rng``, but all
-        ``steps`` states are returned, to follow where a chain goes.
+        ``n_sweeps`` states are returned, to follow where a chain goes.
 
         Parameters
         ----------
         v : array_like of shape (n_visible,) or (P, n_visible)
             Starting visible states, one chain per row.
-        steps : int
+        n_sweeps : int
             Rounds, >= 1.
         rng : None, int or numpy.random.Generator
 
         Returns
         -------
-        ndarray of shape (steps, n_visible) or (steps, P, n_visible), dtype int8
+        ndarray of shape (n_sweeps, n_visible) or (n_sweeps, P, n_visible), dtype int8
             The state after each round (the start not included).
 
         Examples
         --------
         >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
-        >>> chain = rbm.gibbs_chain([1, 0], steps=5, rng=0)
-        >>> chain.shape, bool((chain[-1] == rbm.gibbs([1, 0], steps=5, rng=0)).all())
+        >>> chain = rbm.gibbs_chain([1, 0], n_sweeps=5, rng=0)
+        >>> chain.shape, bool((chain[-1] == rbm.gibbs([1, 0], n_sweeps=5, rng=0)).all())
         ((5, 2), True)
         """
         self._check_parameters()
         V = self._check_data(v, "v")
-        steps = check_count(steps, "steps", minimum=1)
-        check_memory(1.0 * steps * V.size, f"{steps} states of {V.shape[0]} chains of {self.n_visible} units (steps)")
+        n_sweeps = check_count(n_sweeps, "n_sweeps", minimum=1)
+        check_memory(1.0 * n_sweeps * V.size,
+                     f"{n_sweeps} states of {V.shape[0]} chains of {self.n_visible} units (n_sweeps)")
         gen = as_generator(rng)
-        out = np.empty((steps, *V.shape), dtype=np.int8)
-        for t in range(steps):
+        out = np.empty((n_sweeps, *V.shape), dtype=np.int8)
+        for t in range(n_sweeps):
             V = self._gibbs_steps(V, 1, gen)
             out[t] = V
         return out[:, 0] if np.ndim(v) == 1 else out
 
+    @renamed(steps="n_sweeps")
     @thin_blas
-    def sample(self, n_samples, steps=1000, rng=None):
+    def sample(self, n_samples, n_sweeps=1000, rng=None):
         """Draw visible patterns by block Gibbs sampling from uniformly random starts.
 
         Parameters
         ----------
         n_samples : int
             Independent chains; one pattern is returned from each.
-        steps : int
+        n_sweeps : int
             Gibbs rounds per chain (long enough to forget the start).
         rng : None, int or numpy.random.Generator
 
@@ -365,18 +370,18 @@ class RBM:
         Examples
         --------
         >>> rbm = bm.RBM(2, 1, W=[[2.0], [-1.0]], units="bits")
-        >>> rbm.sample(3, steps=10, rng=0)
+        >>> rbm.sample(3, n_sweeps=10, rng=0)
         array([[0, 0],
                [1, 0],
                [0, 0]], dtype=int8)
         """
         self._check_parameters()
         n_samples = check_count(n_samples, "n_samples", minimum=0)
-        steps = check_count(steps, "steps", minimum=0)
+        n_sweeps = check_count(n_sweeps, "n_sweeps", minimum=0)
         check_memory(2 * 8 * n_samples * (self.n_visible + self.n_hidden),
                      f"{n_samples} chains of {self.n_visible} + {self.n_hidden} units (n_samples)")
         gen = as_generator(rng)
-        return self._gibbs_steps(self._random_states(n_samples, gen), steps, gen).astype(np.int8)
+        return self._gibbs_steps(self._random_states(n_samples, gen), n_sweeps, gen).astype(np.int8)
 
     def reconstruct(self, v):
         """Mean-field reconstruction ``E[v' | h = E[h | v]]``: one pass up and down with means.

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from .._deprecation import renamed
 from .._checks import (
     LEVELS,
     ConvergenceWarning,
@@ -218,7 +219,8 @@ def _pitchfork_words(J, b, temps, upper, lower, middle, exact_T, means, rms, n):
     return words
 
 
-def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(0.2, 2.0), start=0.05):
+@renamed(start="initial")
+def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(0.2, 2.0), initial=0.05):
     """The mean-field equation of the fully connected ferromagnet, solved graphically, and its pitchfork.
 
     For ``n`` spins with every weight ``J / (n - 1)`` and every bias ``b``
@@ -229,7 +231,7 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
     where stable (the iteration is drawn to them, and they are maxima of the
     mean-field bound), hollow where unstable. A grey cobweb shows the
     iteration ``m <- tanh((J m + b) / T)`` at the lowest temperature, started
-    at ``start``. Right: every solution against the temperature, over
+    at ``initial``. Right: every solution against the temperature, over
     ``T_range``: for ``b = 0`` one solution ``m = 0`` above ``T = J`` and
     three below it (a pitchfork), against the exact ``<s_i>`` and the exact
     root-mean-square magnetization ``sqrt<M^2>``, ``M = (1/n) sum_i s_i``,
@@ -248,7 +250,7 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
         Spins in the exact comparison, 2 <= n <= 16.
     T_range : tuple of float
         Temperatures of the right panel, both > 0.
-    start : float or None
+    initial : float or None
         Starting mean of the cobweb; None leaves it out.
 
     Returns
@@ -268,13 +270,13 @@ def plot_self_consistency(J=1.0, b=0.0, temperatures=(1.5, 0.6), n=10, T_range=(
     temperatures = check_temperatures(temperatures).tolist()
     n = check_integer(n, "n", minimum=2, maximum=16)
     T_range = check_temperature_range(T_range, "T_range")
-    if start is not None:
-        start = check_real(start, "start")
-        if not -1 <= start <= 1:
-            raise ValueError(f"start must lie in [-1, 1]; got {start}")
+    if initial is not None:
+        initial = check_real(initial, "initial")
+        if not -1 <= initial <= 1:
+            raise ValueError(f"initial must lie in [-1, 1]; got {initial}")
     fig = _new_figure((8.6, 3.9))
     ax_left, ax_right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
-    left = _draw_self_consistency(ax_left, J, b, temperatures, start)
+    left = _draw_self_consistency(ax_left, J, b, temperatures, initial)
     right = _draw_pitchfork(ax_right, J, b, T_range, n)
     fork = f", a pitchfork at T = J = {number(J, 3)}," if b == 0 else ""
     # Up to two temperatures the summary has every one's solutions; beyond, the warmest and the coldest.

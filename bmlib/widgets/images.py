@@ -4,6 +4,7 @@ from __future__ import annotations
 import ipywidgets
 import numpy as np
 
+from .._deprecation import renamed
 from .._checks import check_count, check_integer
 from .._random import as_generator
 from ..digit_images import digits
@@ -50,14 +51,15 @@ class DigitsWidget(FigureWidget):
 
     figsize = (8.4, 4.0)
 
-    def __init__(self, n_hidden=16, epoch=30, steps=100, epochs=60, every=5, rng=0):
+    @renamed(steps="n_sweeps")
+    def __init__(self, n_hidden=16, epoch=30, n_sweeps=100, epochs=60, every=5, rng=0):
         self._n_epochs = check_count(epochs, "epochs", minimum=1)
         self._every = check_count(every, "every", minimum=1)
         _check_option(n_hidden, "n_hidden", HIDDEN_SIZES)
         epoch = check_integer(epoch, "epoch", minimum=0, maximum=self._n_epochs)
         if epoch % self._every:
             raise ValueError(f"epoch must be a multiple of every = {self._every} (the epochs kept); got {epoch}")
-        _check_option(steps, "steps", GIBBS_STEPS)
+        _check_option(n_sweeps, "n_sweeps", GIBBS_STEPS)
         self._seed = int(as_generator(rng).integers(2**31))
         self._data = digits("train", units="bits").images
         self._data_mean = float(self._data.mean())
@@ -65,7 +67,7 @@ class DigitsWidget(FigureWidget):
         self.hidden = ipywidgets.Dropdown(options=list(HIDDEN_SIZES), value=n_hidden, description="hidden units")
         self.epoch = ipywidgets.IntSlider(value=epoch, min=0, max=self._n_epochs, step=self._every,
                                           description="epoch", continuous_update=False)
-        self.steps = ipywidgets.SelectionSlider(options=list(GIBBS_STEPS), value=steps, description="Gibbs steps",
+        self.steps = ipywidgets.SelectionSlider(options=list(GIBBS_STEPS), value=n_sweeps, description="Gibbs steps",
                                                 continuous_update=False)
         for control in (self.hidden, self.epoch, self.steps):
             control.observe(self._refresh, names="value")
@@ -144,7 +146,8 @@ class DigitsWidget(FigureWidget):
         return f"DigitsWidget(hidden={self.hidden.value}, epoch={self.epoch.value}, steps={self.steps.value})"
 
 
-def digits_widget(n_hidden=16, epoch=30, steps=100, epochs=60, every=5, rng=0):
+@renamed(steps="n_sweeps")
+def digits_widget(n_hidden=16, epoch=30, n_sweeps=100, epochs=60, every=5, rng=0):
     """An RBM learning the handwritten digits: its filters and its samples, by size, epoch and Gibbs steps.
 
     Left: the weights of (up to) 16 hidden units as 8 x 8 images, red for
@@ -161,8 +164,8 @@ def digits_widget(n_hidden=16, epoch=30, steps=100, epochs=60, every=5, rng=0):
     n_hidden : {4, 8, 16, 32, 64}
     epoch : int
         The epoch shown first, a multiple of ``every`` up to ``epochs``.
-    steps : {1, 10, 100, 1000}
-        Gibbs steps from the random start.
+    n_sweeps : {1, 10, 100, 1000}
+        Gibbs sweeps (v -> h -> v) from the random start.
     epochs : int
         Epochs each size is trained for, >= 1.
     every : int
@@ -176,11 +179,11 @@ def digits_widget(n_hidden=16, epoch=30, steps=100, epochs=60, every=5, rng=0):
 
     Examples
     --------
-    >>> w = bm.digits_widget(n_hidden=4, epoch=2, epochs=2, every=1, steps=1)
+    >>> w = bm.digits_widget(n_hidden=4, epoch=2, epochs=2, every=1, n_sweeps=1)
     >>> w.epoch.value = 0
     >>> float(abs(w.model.W).max()) < 0.1   # the small random weights it starts from
     True
     >>> w.figure_png()[:4]
     b'\\x89PNG'
     """
-    return DigitsWidget(n_hidden, epoch, steps, epochs, every, rng)
+    return DigitsWidget(n_hidden, epoch, n_sweeps, epochs, every, rng)

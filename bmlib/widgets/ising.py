@@ -8,6 +8,7 @@ import numpy as np
 import PIL.Image
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from .._deprecation import renamed
 from .._checks import (
     check_choice,
     check_count,
@@ -42,7 +43,7 @@ class IsingWidget(FigureWidget):
 
     Build it with :func:`ising_widget`. Each change of ``T`` or of the field
     ``H`` (or a press of "run more") continues the chain from its current
-    state for ``sweeps`` heat-bath sweeps at the new setting, then shows the
+    state for ``n_sweeps`` heat-bath sweeps at the new setting, then shows the
     lattice and the averages of ``e`` and ``|m|`` over those sweeps as a
     point next to the exact curves. The state, the generator and the
     history are kept, so the same actions from the same seed give the same
@@ -51,7 +52,8 @@ class IsingWidget(FigureWidget):
 
     figsize = (9.0, 4.0)
 
-    def __init__(self, L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0, h=0.0):
+    @renamed(sweeps="n_sweeps")
+    def __init__(self, L=32, T=2.5, J=1.0, n_sweeps=40, initial="random", rng=0, h=0.0):
         self.L = check_integer(L, "L", minimum=4, maximum=MAX_WIDGET_SIDE)
         if self.L % 2:
             raise ValueError(f"L must be even (the checkerboard layout of SquareLattice); got {self.L}")
@@ -65,7 +67,7 @@ class IsingWidget(FigureWidget):
         if not abs(h) <= H_MAX * self.J:
             raise ValueError(f"h must be between {-H_MAX * self.J:g} and {H_MAX * self.J:g} (the field slider's "
                              f"range, +-{H_MAX:g} J with J = {self.J:g}); got {h!r}")
-        self.sweeps_per_step = check_count(sweeps, "sweeps", minimum=1)
+        self.sweeps_per_step = check_count(n_sweeps, "n_sweeps", minimum=1)
         self._initial = check_choice(initial, "initial", ("random", "up"))
         self._seed = rng
         self._canvas = None  # the persistent figure, built on the first render (see _render_png)
@@ -271,11 +273,12 @@ def _values(name, values, digits=2):
     return f"{name} = {words[4:]}" if words.startswith("all ") else f"{name} {words}"
 
 
-def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0, h=0.0):
+@renamed(sweeps="n_sweeps")
+def ising_widget(L=32, T=2.5, J=1.0, n_sweeps=40, initial="random", rng=0, h=0.0):
     """A running square-lattice Ising model with sliders for the temperature and the field.
 
     Left: the ``L x L`` periodic lattice (dark +1, white -1). Right: the
-    mean ``|m|`` and energy per spin of each batch of ``sweeps`` heat-bath
+    mean ``|m|`` and energy per spin of each batch of ``n_sweeps`` heat-bath
     sweeps (checkerboard), as points next to Yang's and Onsager's curves
     for the infinite lattice and Kaufman's exact energy for this ``L``.
     Moving ``T`` continues the chain from where it is, like a slowly
@@ -294,7 +297,7 @@ def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0, h=0.0):
         Starting temperature, between ``0.5 J`` and ``4 J``.
     J : float
         Coupling, > 0.
-    sweeps : int
+    n_sweeps : int
         Sweeps run after each change, >= 1.
     initial : {"random", "up"}
         Starting lattice.
@@ -310,7 +313,7 @@ def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0, h=0.0):
 
     Examples
     --------
-    >>> w = bm.ising_widget(L=16, T=3.0, sweeps=10)
+    >>> w = bm.ising_widget(L=16, T=3.0, n_sweeps=10)
     >>> w.temperature.value = 1.5
     >>> w.field.value = 0.25
     >>> w.history.shape, w.state.shape, w.h
@@ -318,4 +321,4 @@ def ising_widget(L=32, T=2.5, J=1.0, sweeps=40, initial="random", rng=0, h=0.0):
     >>> w.figure_png()[:4]
     b'\\x89PNG'
     """
-    return IsingWidget(L, T, J, sweeps, initial, rng, h)
+    return IsingWidget(L, T, J, n_sweeps, initial, rng, h)

@@ -69,7 +69,7 @@ def _solutions(W, b, T, units, starts):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for start in starts:
-            res = naive_mean_field(W, b, T, units, init=start, tol=_TOL, max_iter=_MAX_ITER)
+            res = naive_mean_field(W, b, T, units, initial=start, tol=_TOL, max_iter=_MAX_ITER)
             if not any(np.abs(res.m - m).max() < 1e-3 for m, _ in found):
                 found.append((res.m, res.log_z))
     return [found[k] for k in order_with_ties([log_z for _, log_z in found], descending=True)]
@@ -156,7 +156,7 @@ class MeanFieldWidget(FigureWidget):
             starts = self._starts_for(W)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                bound = [naive_mean_field(W, self._b, T, self.units, init=starts, tol=1e-6, max_iter=_MAX_ITER).log_z
+                bound = [naive_mean_field(W, self._b, T, self.units, initial=starts, tol=1e-6, max_iter=_MAX_ITER).log_z
                          for T in self._curve_T]
             exact = [log_partition(W, self._b, T, self.units) for T in self._curve_T]
             self._curves[key] = (np.array(exact), np.array(bound))

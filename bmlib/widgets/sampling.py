@@ -129,7 +129,7 @@ def sampling_widget(W, b=None, T=1.0, units="spins", *, initial=None, n_chains=1
     """Sample a small network live: drag T and the number of sweeps, compare with the exact distribution.
 
     ``n_chains`` chains start in ``initial`` (or in random states) and run
-    ``sweeps`` sweeps of sequential dynamics at temperature ``T``; every
+    ``n_sweeps`` sweeps of sequential dynamics at temperature ``T``; every
     state they pass through is counted. The picture shows these frequencies
     (narrow dark bars) against the exact Boltzmann-Gibbs probabilities (wide
     grey bars), with the total-variation distance between them. The same
