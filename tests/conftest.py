@@ -16,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import importlib.util  # noqa: E402
+import os  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -83,14 +84,8 @@ def rng():
     return np.random.default_rng(20261122)
 
 
-@pytest.fixture(scope="session")
-def built_book(tmp_path_factory):
-    """Build the whole book once per test session, warnings as errors, and its PDF if Chromium is installed.
-
-    The build result (return code and log) is kept so that the build test can
-    report it, and the browser tests can skip cleanly if the build failed.
-    """
-    out = tmp_path_factory.mktemp("book")
+def _build_book(out):
+    """Build the book into ``out`` with warnings as errors, then its PDF; the results as a dict."""
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     result = subprocess.run(
         [str(jupyter_book), "build", str(ROOT), "--path-output", str(out), "--warningiserror", "--keep-going"],
@@ -99,11 +94,44 @@ def built_book(tmp_path_factory):
         timeout=900,
     )
     html = out / "_build" / "html"
-    built = {"returncode": result.returncode, "log": result.stdout[-4000:] + result.stderr[-4000:], "html": html}
+    built = {"returncode": result.returncode, "log": result.stdout[-4000:] + result.stderr[-4000:], "html": str(html)}
     # Then the PDF, as the README's book command makes it (the preface links to it); without
     # Chromium the script says so and writes nothing, and tests/test_pdf.py skips.
     if result.returncode == 0:
         pdf = subprocess.run([sys.executable, str(ROOT / "tools" / "book_pdf.py"), str(html)],
                              capture_output=True, text=True, timeout=900)
         built["pdf"] = {"returncode": pdf.returncode, "log": pdf.stdout[-4000:] + pdf.stderr[-4000:]}
+    return built
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """Build the whole book once per test session, warnings as errors, and its PDF if Chromium is installed.
+
+    The build result (return code and log) is kept so that the build test can
+    report it, and the browser tests can skip cleanly if the build failed.
+
+    Under pytest-xdist (the README's command runs the tests on every core, one
+    test file per worker at a time) several workers may ask for the book. The
+    first one builds it into the session's shared temporary folder while holding
+    a lock; the others wait for the lock and read what it left, so the book is
+    built once per session whatever the order.
+    """
+    import fcntl
+    import json
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if worker else base  # xdist: .../pytest-N/popen-gwK -> .../pytest-N, this session's
+    out, done = shared / "built-book", shared / "built-book.json"
+    with open(shared / "built-book.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not done.exists():
+                out.mkdir(exist_ok=True)
+                done.write_text(json.dumps(_build_book(out)))
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    built = json.loads(done.read_text())
+    built["html"] = Path(built["html"])
     return built

@@ -19,12 +19,28 @@ import html
 from io import BytesIO
 
 import ipywidgets
+from traitlets import Unicode
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.image import imsave
 
 from ..plotting._fit import DPI, BookFigure, raise_small_text
 from ..plotting._words import description_of
+
+
+class _NamedImage(ipywidgets.Image):
+    """An ``ipywidgets.Image`` whose ``tooltip`` can name it for a screen reader.
+
+    ipywidgets 8 shows a widget's tooltip as the ``title`` of its element only
+    when the widget's ``description`` is empty, and reads
+    ``description.length`` to find out; ``Image`` has no ``description``, so
+    setting its tooltip throws in the browser and the picture is replaced by
+    an error box. An empty ``description`` here makes the tooltip the
+    ``title`` of the ``<img>``, its accessible name. (Checked in JupyterLab by
+    tests/test_jupyterlab.py.)
+    """
+
+    description = Unicode("").tag(sync=True)
 
 
 class FigureWidget(ipywidgets.VBox):
@@ -44,7 +60,7 @@ class FigureWidget(ipywidgets.VBox):
     dpi = DPI  # the same resolution as the chapters' other figures
 
     def __init__(self, rows, **kwargs):
-        self._image = ipywidgets.Image(format="png")
+        self._image = _NamedImage(format="png")
         # Announced when it changes (aria-live), so a screen reader hears what a slider did.
         self._words = ipywidgets.HTML()
         self._words.add_class("bm-figure-words-live")
