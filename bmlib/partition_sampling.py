@@ -140,7 +140,7 @@ def log_z_visited_states(
 ):
     """The sum of ``exp(-E(s)/T)`` over the distinct states that sequential dynamics visited.
 
-    This is the recipe of the notes the book grew from: run sequential
+    A recipe often given in lecture notes: run sequential
     dynamics (:func:`~bmlib.sample`, heat bath, units in order), collect the
     states it visits (the state after every kept sweep), and add up the
     Boltzmann factors of the *distinct* ones. Every term of that sum is a term

@@ -36,7 +36,7 @@ SECTIONS = [
      ["bmlib.lattices", "bmlib.ising_exact", "bmlib.kaufman", "bmlib.sampling.observables", "bmlib.sampling.clusters",
       "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
     ("Learning", "learning_rule",
-     ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.statistics",
+     ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.history", "bmlib.learning.statistics",
       "bmlib.learning.held_out", "bmlib.datasets",
       "bmlib.digit_images", "bmlib.inverse_ising",
       "bmlib.io", "bmlib.plotting.learning", "bmlib.widgets.learning", "bmlib.exercises.learning"]),

@@ -36,7 +36,7 @@ def _off_diagonal(M):
 _GRADIENT_W_MISTAKES = [
     (lambda Cd, Cm, T: (Cm - Cd) / T,
      "Your dW is exactly minus the gradient: you computed model minus data. That is the gradient of -L, and "
-     "stepping along it would make the data LESS likely (the sign slip of the seed notes). The Hebbian term, "
+     "stepping along it would make the data LESS likely (a common sign slip). The Hebbian term, "
      "the data average, comes first: dL/dw_ij = (<s_i s_j>_data - <s_i s_j>_model) / T."),
     (lambda Cd, Cm, T: Cd - Cm,
      "Your dW is T times the gradient: the 1/T is missing. log p(s) = -E(s)/T - log Z, so every derivative "
