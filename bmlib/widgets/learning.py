@@ -21,7 +21,7 @@ _WEIGHT_COLOURS = LinearSegmentedColormap.from_list("weights", [NEGATIVE, UNIT_O
 
 
 class LearningWidget(BlittedFigureWidget):
-    """An epoch slider (with step and play buttons) over a training run computed once, when built.
+    """An epoch slider (with a step button) over a training run computed once, when built.
 
     Build it with :func:`learning_widget`. The run is stored epoch by epoch, so
     moving the slider only redraws: :attr:`epoch` is the epoch shown,
@@ -62,12 +62,13 @@ class LearningWidget(BlittedFigureWidget):
         self._settings = (learning_rate, momentum)
         epoch = check_integer(epoch, "epoch", minimum=0, maximum=epochs)
         self.epoch_slider = ipywidgets.IntSlider(value=epoch, min=0, max=epochs, description="epoch")
-        self.play = ipywidgets.Play(value=epoch, min=0, max=epochs, interval=300, description="play")
-        ipywidgets.jslink((self.play, "value"), (self.epoch_slider, "value"))
+        # No ipywidgets.Play: its three buttons are icons without a name that a screen reader could
+        # say (ipywidgets 8), so they failed the book's keyboard and label check in JupyterLab. The
+        # slider (arrow keys, held down, play the run) and "next epoch" step through it instead.
         self.step_button = ipywidgets.Button(description="next epoch")
         self.epoch_slider.observe(self._refresh, names="value")
         self.step_button.on_click(self.step)
-        super().__init__([ipywidgets.HBox([self.play, self.epoch_slider, self.step_button])])
+        super().__init__([ipywidgets.HBox([self.epoch_slider, self.step_button])])
 
     @property
     def epoch(self):
@@ -171,7 +172,7 @@ def learning_widget(data, n_hidden=0, epochs=100, learning_rate=0.1, momentum=0.
 
     The machine is trained once, when the widget is built, with
     :func:`~bmlib.train` and the given settings, and every epoch's parameters
-    are kept; the slider (or the play and step buttons) then shows, for the
+    are kept; the slider (or the step button) then shows, for the
     chosen epoch, the data statistics against the model's exact statistics
     (left: one dot per pair ``<s_i s_j>``, one ring per unit ``<s_i>``; they
     meet on the diagonal), the log-likelihood so far (middle) and the weight
