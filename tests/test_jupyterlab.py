@@ -303,6 +303,15 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
         .flatMap(c => c.outputs.toJSON()).filter(o => o.output_type === 'error').map(o => `${o.ename}: ${o.evalue}`)""")
     assert errors == [], f"error outputs: {errors}"
 
+    # Each figure's words folded under it: JupyterLab shows no alt text of its own, so this box
+    # is what a screen reader finds there (bmlib/plotting/_fit.py), and it must survive the sanitizer.
+    stored = sum("bm-figure-words" in "".join(o.get("data", {}).get("text/html", ""))
+                 for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code" for o in c["outputs"])
+    shown = page.evaluate("""() => [...window.__chapter.node.querySelectorAll(
+        '.jp-OutputArea-output details.bm-figure-words')].filter(d => d.querySelector('summary')
+        && d.textContent.length > 60).length""")
+    assert shown == stored > 0, f"{stored} figure descriptions stored, {shown} shown whole in JupyterLab"
+
     # Every widget live: labels whole, and a slider step redraws its picture.
     page.wait_for_function(f"() => {WIDGETS}.length === {n_widgets}", timeout=60_000)
     assert page.evaluate(CUT_BUTTONS) == [], "widget buttons whose label is cut"
