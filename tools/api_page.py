@@ -52,7 +52,7 @@ SECTIONS = [
     ("The normalizing constant Z", "normalizing_constant",
      ["bmlib.partition", "bmlib.partition_sampling", "bmlib.partition_study", "bmlib.bethe", "bmlib.elimination",
       "bmlib.plotting.partition", "bmlib.widgets.partition", "bmlib.exercises.partition"]),
-    ("Shared pieces", None, ["bmlib._checks", "bmlib._warnings", "bmlib.widgets._base"]),
+    ("Shared pieces", None, ["bmlib._checks", "bmlib._checks.solvers", "bmlib._warnings", "bmlib.widgets._base"]),
 ]
 # Names whose home is not their module's chapter, and constants (which have no module).
 PLACED = {
