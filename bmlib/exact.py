@@ -31,15 +31,15 @@ import numpy as np
 
 from ._checks import LEVELS, MAX_EXACT_UNITS, check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
 from ._threads import thin_blas
-from .elimination import (
+from ._elimination_plan import (
     MAX_ELIMINATION_UNITS,
     EliminationPlan,
     _lattice_refusal,
     _plan_for,
     _refusal_message,
     _unit_limit,
-    sparse_log_partition,
 )
+from .elimination import sparse_log_partition
 from .states import MAX_TABLE_UNITS, _states_of_index, all_states
 
 _TRAILING_UNITS = 14
@@ -277,7 +277,7 @@ def _refuse_both(n, refused):
 def _route(W):
     """``(plan, None)`` if log_partition eliminates ``W``, else ``(None, why elimination is refused or None)``.
 
-    The planning is bounded (:func:`~bmlib.elimination._plan_for`): a graph that
+    The planning is bounded (:func:`~bmlib._elimination_plan._plan_for`): a graph that
     no order can fit is found out without planning it to the end. A plan that
     fits is the one the full planner chooses whenever that one fits.
     """

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib import elimination
+from bmlib import _elimination_plan as planner
 from bmlib.elimination import MAX_ELIMINATION_UNITS
 
 # --- item 2: oversized exact requests are refused before the work -------------------------
@@ -94,7 +94,7 @@ def test_a_dense_lattice_matrix_is_refused_by_its_grid_without_planning(monkeypa
     # Before: 20.9 s and the bare "n = 3600 units exceeds the limit of 30" refusal.
     def never(*args, **kwargs):
         raise AssertionError("the greedy planner ran")
-    monkeypatch.setattr(elimination, "_greedy_order", never)
+    monkeypatch.setattr(planner, "_greedy_order", never)
     W = bm.square_lattice_couplings(60)
     with pytest.raises(ValueError, match=r"log_partition over 2\*\*3600 states is refused.*by variable elimination "
                                          r"is refused: its couplings contain a 60 x 60 grid.*cluster of at least 61 "
@@ -119,7 +119,7 @@ def test_a_shuffled_lattice_is_refused_after_a_partial_plan():
 def test_a_dense_graph_is_refused_by_its_core_without_planning(monkeypatch):
     def never(*args, **kwargs):
         raise AssertionError("the greedy planner ran")
-    monkeypatch.setattr(elimination, "_greedy_order", never)
+    monkeypatch.setattr(planner, "_greedy_order", never)
     W = bm.sk_couplings(1500, rng=0)  # every unit coupled to the 1499 others
     with pytest.raises(ValueError, match=r"cluster of at least 1500 units, a table of 2\*\*1500 entries.*"
                                          r"too densely connected"):
@@ -186,16 +186,16 @@ def fingerprint(plan):
 @pytest.mark.parametrize("name", sorted(RECORDED_PLANS))
 def test_plans_are_the_ones_chosen_before(name):
     W = dict(graphs())[name]
-    elimination._PLANS.clear()
+    planner._PLANS.clear()
     assert fingerprint(bm.elimination_plan(W)) == RECORDED_PLANS[name]
-    elimination._PLANS.clear()
+    planner._PLANS.clear()
     operator = W
     dense, _ = bm._checks.check_model(W)
-    bounded = elimination._plan_for(dense, operator, "auto", limit=elimination._unit_limit())
+    bounded = planner._plan_for(dense, operator, "auto", limit=planner._unit_limit())
     if RECORDED_PLANS[name][1] + 1 <= MAX_ELIMINATION_UNITS:
         assert fingerprint(bounded) == RECORDED_PLANS[name]  # the plan that fits is the one used before
     else:
-        assert not isinstance(bounded, elimination.EliminationPlan)  # refused, as before
+        assert not isinstance(bounded, planner.EliminationPlan)  # refused, as before
 
 
 def old_greedy_order(adjacency, score):
@@ -229,9 +229,9 @@ def test_the_greedy_orders_are_the_orders_of_before(seed):
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(5, 90))
     mask = np.triu(rng.random((n, n)) < rng.uniform(0.02, 0.3), 1)
-    adjacency = elimination._neighbours((mask + mask.T).astype(float))
-    for score in (elimination._fill, elimination._degree):
-        assert elimination._greedy_order(adjacency, score) == old_greedy_order(adjacency, score)
+    adjacency = planner._neighbours((mask + mask.T).astype(float))
+    for score in (planner._fill, planner._degree):
+        assert planner._greedy_order(adjacency, score) == old_greedy_order(adjacency, score)
 
 
 # --- item 9: the edges of the float range ---------------------------------------------------

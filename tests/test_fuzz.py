@@ -1,6 +1,6 @@
 """Fuzz every public callable of bmlib against its contract, one bad argument at a time.
 
-The contract (README, bmlib/_checks.py): a call either returns finite numbers,
+The contract (README, bmlib/_checks/): a call either returns finite numbers,
 or raises ValueError/TypeError whose message names the bad argument; never
 another exception type, never a silent answer from a bad value, and never
 unbounded time or memory.
