@@ -72,6 +72,29 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every pyplot figure after each test (a test that never drew leaves pyplot unimported)."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
+#: Longest summary (alt text) the figure-word tests accept: one or two sentences.
+MAX_SUMMARY = 400
+
+
+def described(fig, max_summary=MAX_SUMMARY):
+    """The figure's own description, checked to be written by its drawing function (not the fallback)."""
+    from bmlib.plotting._words import FALLBACK_OPENING
+
+    words = fig.description
+    assert words is not None, "the drawing function did not describe the figure"
+    assert not words.summary.startswith(FALLBACK_OPENING)
+    assert 0 < len(words.summary) <= max_summary, (len(words.summary), words.summary)
+    return words
+
+
 def random_model(n, rng, scale=1.0):
     """A random symmetric W with zero diagonal and a random b (both Gaussian)."""
     A = rng.normal(scale=scale, size=(n, n))

@@ -9,29 +9,21 @@ import re
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pytest
 from matplotlib.collections import PolyCollection
 
 import bmlib as bm
 from bmlib.plotting._fit import contrast_on_white
 from bmlib.plotting._words import FALLBACK_OPENING, number
+from conftest import described
 
 # The chapter's model: two teams {0, 1} and {2, 3} that prefer to disagree.
 W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 1, 0]])
 B4 = np.array([0.5, 0, 0, -0.5])
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def words(fig):
-    assert fig.description is not None, "the figure was not described (the fallback would be used)"
-    assert not fig.description.summary.startswith(FALLBACK_OPENING)
-    assert len(fig.description.summary) < 400, fig.description.summary
-    return fig.description.text
+    return described(fig).text
 
 
 def no_float_noise(text):

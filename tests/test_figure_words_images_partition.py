@@ -5,7 +5,6 @@ function's own (not the fallback made up from axis labels) and carry the
 data's numbers, computed here independently. Each widget's words must follow
 its controls, and each control must have a label a screen reader announces.
 """
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -13,12 +12,8 @@ import bmlib as bm
 from bmlib.image_study import RBMLearningCurve
 from bmlib.partition_study import METHODS, SAMPLING
 from bmlib.plotting._words import number
+from conftest import described
 
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +22,7 @@ def comparison():
 
 
 def words(fig):
-    assert fig.description is not None, "the figure was not described by its drawing function"
-    return fig.description.text
+    return described(fig).text
 
 
 def controls(widget):

@@ -1,7 +1,6 @@
 """The Ising chapter's figures in words (issue 24): each figure's description is set, its numbers are the
 data's (worked out here independently), the widget's words follow its controls, and curves told apart by
 colour also differ by dash or marker."""
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -9,21 +8,13 @@ import bmlib as bm
 from bmlib.plotting._words import FALLBACK_OPENING, number
 from bmlib.sampling import Estimate
 from bmlib.sampling.clusters import CriticalSlowing
+from conftest import described
 
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
 
 
 def words(fig):
     """The figure's own description (never the made-up fallback), as one text."""
-    assert fig.description is not None
-    text = fig.description.text
-    assert not text.startswith(FALLBACK_OPENING)
-    assert len(fig.description.summary) < 400
-    return text
+    return described(fig).text
 
 
 def percent(fraction):

@@ -5,27 +5,21 @@ figure (not the fallback made up from its labels), and that the numbers in
 the words are the data's, worked out here independently (by enumeration
 where the figure's own code uses bmlib's exact routines).
 """
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import bmlib as bm
 from bmlib.plotting._words import number
+from conftest import described
 
 SPINS = bm.to_spins(bm.ten_pixel_images(units="bits"))
 PARITY = bm.parity_patterns(3, units="spins")
 BAS = bm.bars_and_stripes(3, units="bits")
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def words(fig):
-    assert fig.description is not None, "the drawing function did not describe the figure"
-    return fig.description.text
+    return described(fig).text
 
 
 def boltzmann(W, b, units, T=1.0):

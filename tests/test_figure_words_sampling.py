@@ -6,32 +6,23 @@ numbers in it are the data's, computed here independently (by enumeration,
 from the transition matrix, from a fresh run); the widget's words must follow
 its controls.
 """
-import matplotlib.pyplot as plt
 import numpy as np
-import pytest
 from matplotlib.colors import to_rgb
 
 import bmlib as bm
 from bmlib.plotting._fit import contrast_on_white
 from bmlib.plotting._words import FALLBACK_OPENING, number
+from conftest import described
 
 W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 1, 0]])
 B4 = np.array([0.5, 0, 0, -0.5])
 SUMMARY_LIMIT = 360  # characters: the alt text stays one or two sentences
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def words(fig):
     """The figure's own description, checked to be written by its drawing function."""
-    d = fig.description
-    assert d is not None and not d.summary.startswith(FALLBACK_OPENING)
-    assert 0 < len(d.summary) <= SUMMARY_LIMIT
-    return d
+    return described(fig, max_summary=SUMMARY_LIMIT)
 
 
 def boltzmann(T, W=W4, b=B4, units="spins"):

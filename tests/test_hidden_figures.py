@@ -14,11 +14,6 @@ MASK = bm.encoder_mask(4, 2, hidden_connected=False)
 BAS = bm.bars_and_stripes(3, units="bits")
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def solved_encoder():
     """The hand-made solution of the 4-2-4 encoder from the encoder_report docstring (bits)."""

@@ -12,11 +12,6 @@ import bmlib as bm
 DATA = bm.to_spins(bm.ten_pixel_images(units="bits"))
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 @pytest.fixture(scope="module")
 def trained():

@@ -2,7 +2,6 @@
 import base64
 import warnings
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -15,11 +14,6 @@ from bmlib.plotting.meanfield import _uniform_fixed_points
 W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 1, 0]])
 B4 = np.array([0.5, 0, 0, -0.5])
 
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
 
 
 # --- the self-consistency picture ------------------------------------------------------

@@ -13,11 +13,6 @@ W8 = bm.sk_couplings(8, rng=0)
 TEMPS = [2.0, 1.0, 0.5]
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 @pytest.fixture(scope="module")
 def comparison():

@@ -14,11 +14,6 @@ W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 
 B4 = np.array([0.5, 0, 0, -0.5])
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def bars(ax):
     # The first collection has every bar; a second one hatches the stable states' bars.

@@ -13,11 +13,6 @@ W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 
 B4 = np.array([0.5, 0, 0, -0.5])
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def bar_heights(ax):
     """Heights of the bars of each PolyCollection in ``ax``, in drawing order."""
