@@ -96,17 +96,21 @@ def test_every_figure_carries_its_words(path):
             alt = output.get("metadata", {}).get("image/png", {}).get("alt", "")
             text = "".join(data.get("text/plain", ""))
             widget = "application/vnd.jupyter.widget-view+json" in data
+            if not widget and max(map(len, text.split("\n"))) > column_check.WIDTH:
+                problems.append(f"cell {n}: the figure's text/plain is not folded to the column")
             if not alt.strip() or alt.startswith(FALLBACK_OPENING):
                 problems.append(f"cell {n}: figure without words (alt {alt[:60]!r})")
-            elif not widget and text != f"Figure: {alt}":
+            elif not widget and " ".join(text.split()) != f"Figure: {alt}":
                 problems.append(f"cell {n}: the figure's text/plain is not its summary: {text[:60]!r}")
             if widget:
                 continue  # a widget's words are its alt here, and live under its picture
             after = outputs[k + 1].get("data", {}) if k + 1 < len(outputs) else {}
             if "bm-figure-words" not in "".join(after.get("text/html", "")):
                 problems.append(f"cell {n}: no folded description after the figure")
-            elif alt not in "".join(after.get("text/plain", "")):
+            elif alt not in " ".join("".join(after.get("text/plain", "")).split()):
                 problems.append(f"cell {n}: the folded description does not start from the alt")
+            elif max(map(len, "".join(after["text/plain"]).split("\n"))) > column_check.WIDTH:
+                problems.append(f"cell {n}: the description's text/plain is not folded to the column")
     assert figures > 0, "every chapter has figures"
     assert problems == [], "\n".join(problems)
 

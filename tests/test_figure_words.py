@@ -58,7 +58,7 @@ def test_every_widget_describes_its_picture_and_carries_it_to_the_static_page(na
     assert isinstance(words, FigureDescription) and not words.summary.startswith(FALLBACK_OPENING)
     data, metadata = widget._repr_mimebundle_()
     assert metadata["image/png"]["alt"] == words.text
-    assert data["text/plain"].endswith(f"Figure: {words.summary}")
+    assert data["text/plain"].endswith(words.plain("Figure: "))
     assert widget._image.tooltip == words.summary  # the live picture's accessible name
     assert html.escape(words.text) in widget._words.value and 'aria-live="polite"' in widget._words.value
 
@@ -89,18 +89,21 @@ def test_the_display_hook_gives_the_picture_with_its_alt_and_then_its_words(monk
     class Shell:
         display_formatter = Formatters()
 
+    # Drawn before the fake shell is in place: pyplot's first figure asks IPython for its event hooks.
+    fig = bm.plot_flip_probabilities(T=1.0, max_delta=4.0)
     shown = []
     monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
     monkeypatch.setattr(IPython.display, "display", lambda obj, **kw: shown.append((obj, kw)))
-    fig = bm.plot_flip_probabilities(T=1.0, max_delta=4.0)
     fig._ipython_display_()
     plt.close(fig)
     (picture, kw1), (box, kw2) = shown
     summary = fig.description.summary
-    assert picture == {"image/png": "UE5H", "text/plain": f"Figure: {summary}"}
+    assert picture == {"image/png": "UE5H", "text/plain": fig.description.plain("Figure: ")}
+    assert " ".join(picture["text/plain"].split()) == f"Figure: {summary}"  # folded, not changed
+    assert max(len(line) for line in (picture["text/plain"] + "\n" + box["text/plain"]).split("\n")) <= 77
     assert kw1 == {"raw": True, "metadata": {"image/png": {"alt": summary}}}
     assert box["text/html"].startswith('<details class="bm-figure-words"><summary>The figure in words')
-    assert fig.description.text in box["text/plain"] and kw2 == {"raw": True}
+    assert fig.description.text in " ".join(box["text/plain"].split()) and kw2 == {"raw": True}
 
 
 def test_words_escape_html_and_order_ties_by_index():

@@ -129,9 +129,10 @@ class BookFigure(Figure):
             display({"text/plain": repr(self)}, raw=True)
             return
         words = description_of(self)
-        display({"image/png": png, "text/plain": f"Figure: {words.summary}"}, raw=True,
+        display({"image/png": png, "text/plain": words.plain("Figure: ")}, raw=True,
                 metadata={"image/png": {"alt": words.summary}})
-        display({"text/html": words.html(), "text/plain": f"The figure in words: {words.text}"}, raw=True)
+        display({"text/html": words.html(), "text/plain": words.plain("The figure in words: ", whole=True)},
+                raw=True)
 
     def draw(self, renderer):
         raise_small_text(self)

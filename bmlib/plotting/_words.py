@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
+
+from .._warnings import WIDTH
 
 #: Opening words of a description that bmlib made up from a figure's labels
 #: because no drawing function described it; the book's tests refuse it.
@@ -52,6 +55,16 @@ class FigureDescription:
     def text(self):
         """The summary and the details as one paragraph."""
         return f"{self.summary} {self.details}".strip()
+
+    def plain(self, lead, whole=False):
+        """The summary (``whole``: the whole text) after ``lead``, folded to the book's column.
+
+        For plain-text views of a notebook (a terminal, a diff, ``nbconvert
+        --to markdown``), where it stands in for the picture. Only spaces
+        become line breaks, so joining the lines with spaces gives the text back.
+        """
+        return textwrap.fill(lead + (self.text if whole else self.summary), WIDTH,
+                             break_long_words=False, break_on_hyphens=False)
 
     def html(self):
         """A folded box with the whole description, placed under the figure."""

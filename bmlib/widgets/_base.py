@@ -98,7 +98,7 @@ class FigureWidget(ipywidgets.VBox):
         # as image/png for pages without a kernel, and a text/plain without the
         # widget's model id so that stored outputs stay the same run to run.
         data = super()._repr_mimebundle_(**kwargs) or {}
-        data["text/plain"] = f"{self._describe()}\nFigure: {self.figure_description.summary}"
+        data["text/plain"] = f"{self._describe()}\n{self.figure_description.plain('Figure: ')}"
         data["image/png"] = base64.b64encode(self.figure_png()).decode("ascii")
         return data, {"image/png": {"alt": self.figure_description.text}}
 
