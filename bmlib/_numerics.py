@@ -26,3 +26,21 @@ def sigmoid(z):
     out += 1.0
     out *= 0.5
     return out
+
+
+def unit_mean(field, T, units):
+    """``E[s]`` of one unit alone in a field: ``tanh(field / T)`` for spins, ``sigmoid(field / T)`` for bits.
+
+    The conditional mean of a unit given the rest of the state; the heat-bath
+    rule draws from the distribution with this mean, and the exact moments
+    of an RBM sum it over the other layer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bmlib._numerics import unit_mean
+    >>> unit_mean(np.array([0.0, 1.0]), 1.0, "spins").round(4).tolist()
+    [0.0, 0.7616]
+    """
+    z = field if np.ndim(T) == 0 and T == 1.0 else field / T  # x / 1.0 is x exactly: one NumPy call less
+    return sigmoid(z) if units == "bits" else np.tanh(z)

@@ -36,8 +36,8 @@ from ._checks import (
     check_units,
 )
 from ._importance import ais_schedule, annealed_log_weights, weights_summary
-from ._numerics import sigmoid
 from ._random import as_generator
+from .sampling.rules import RULES
 from ._threads import thin_blas
 from .partition import LogZEstimate
 
@@ -142,7 +142,6 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
     fractions = ais_schedule(n_steps, fractions)
     gen = as_generator(rng)
     low, high = LEVELS[units]
-    span = high - low
     if data is None:
         a = np.zeros(n_visible)
     else:
@@ -152,7 +151,8 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
                              f"got shape {data.shape}")
         a = base_visible_biases(data, T, units)
     log_z0 = float(np.logaddexp(a * low / T, a * high / T).sum() + n_hidden * np.log(2.0))
-    V = np.where(gen.random((n_runs, n_visible)) < sigmoid(a * span / T), high, low).astype(float)
+    rule = RULES["heat_bath"]  # its layer form, as the RBM's own block Gibbs; looked up once per call
+    V = rule.layer(np.broadcast_to(a, (n_runs, n_visible)), T, units, gen)  # the base: independent units
     parts = (a, W, b_visible, b_hidden, T, low, high)
 
     def log_ratio(V, f_old, f_new):
@@ -160,10 +160,8 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
 
     def move(V, f):
         # One block Gibbs sweep that leaves p_f invariant: every hidden unit given v, then every visible given h.
-        p_hidden = sigmoid(f * (V @ W + b_hidden) * span / T)
-        H = np.where(gen.random(p_hidden.shape) < p_hidden, high, low)
-        p_visible = sigmoid(((1.0 - f) * a + f * (H @ W.T + b_visible)) * span / T)
-        return np.where(gen.random(p_visible.shape) < p_visible, high, low).astype(float)
+        H = rule.layer(f * (V @ W + b_hidden), T, units, gen)
+        return rule.layer((1.0 - f) * a + f * (H @ W.T + b_visible), T, units, gen)
 
     logw, _ = annealed_log_weights(fractions, V, log_ratio, move)
     log_z, error, ess = weights_summary(logw, offset=log_z0)

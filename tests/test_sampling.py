@@ -359,7 +359,7 @@ def test_integer_thresholds_decide_every_uniform_as_the_rules_float_test(units):
     # All 2**24 possible uniforms, for fields from a lattice of odd J and h at several temperatures:
     # k < K must hold exactly where the rule's own test 2u - 1 < tanh(x) holds on u = k / 2**24
     # (an off-by-one in K changes one uniform in 2**24, which no sampled chain would show).
-    from bmlib.sampling.rules import _heat_bath_bit_thresholds, _heat_bath_scale
+    from bmlib.sampling.rules import HeatBath
 
     k = np.arange(2**24, dtype=np.uint32)
     u = np.multiply(k, np.float32(2.0**-24), dtype=np.float32)
@@ -367,8 +367,8 @@ def test_integer_thresholds_decide_every_uniform_as_the_rules_float_test(units):
     u -= 1
     fields = bm.SquareLattice(4, J=0.7, h=0.3)._fields_of_sums(np.arange(-4, 5, dtype=np.int8))
     for T in (0.9, 2.269):
-        K = _heat_bath_bit_thresholds(fields, T, units)
-        scale = _heat_bath_scale(T, units)
+        K = HeatBath().bit_thresholds(fields, T, units)
+        scale = HeatBath().scale(T, units)
         for field, threshold in zip(fields, K):
             rule = u < np.tanh(np.multiply(field, scale, dtype=np.float64))
             assert np.count_nonzero(rule) == threshold

@@ -42,7 +42,7 @@ def test_sample_temperature(T):
 
 
 def test_rule_and_scan_names():
-    with pytest.raises(ValueError, match='rule must be "heat_bath" .*, "metropolis" or a function .*; got \'glauber\''):
+    with pytest.raises(ValueError, match='rule must be "heat_bath" .*, "metropolis", a bm.UpdateRule or a function .*; got \'glauber\''):
         run(rule="glauber")
     with pytest.raises(ValueError, match='scan must be one of "sequential", "random", "colouring"; got \'zigzag\''):
         run(scan="zigzag")

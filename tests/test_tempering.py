@@ -50,19 +50,23 @@ def _ladder_run(**kwargs):
 
 @pytest.mark.parametrize("units", ["spins", "bits"])
 def test_replicas_are_swept_by_the_rule_object(monkeypatch, units):
-    # The rule of bmlib/sampling/rules.py, instrumented: every unit of every round goes through it, all
-    # replicas at once with T the ladder as a column, and the chains are those of the kernel's own sweep.
-    from bmlib.sampling import tempering
-    from bmlib.sampling.rules import RULES
+    # The rule of bmlib/sampling/rules.py, instrumented and without its fast dense sweep: every unit of
+    # every round goes through its elementwise form, all replicas at once with T the ladder as a column,
+    # and the chains are those of the fast sweep.
+    from bmlib.sampling.rules import RULES, HeatBath
 
     plain = _ladder_run(units=units)
     calls = []
 
-    def counting_heat_bath(values, fields, T, units, rng):
-        calls.append((values.shape, np.asarray(T).ravel().tolist()))
-        return RULES["heat_bath"](values, fields, T, units, rng)
+    class CountingHeatBath(HeatBath):
+        def dense_sweeper(self, W, b, order, units):
+            return None
 
-    monkeypatch.setattr(tempering, "REPLICA_RULE", counting_heat_bath)
+        def update(self, values, fields, T, units, rng):
+            calls.append((values.shape, np.asarray(T).ravel().tolist()))
+            return super().update(values, fields, T, units, rng)
+
+    monkeypatch.setitem(RULES, "heat_bath", CountingHeatBath())
     spied = _ladder_run(units=units)
     assert len(calls) == 7 * 310  # one call per unit and round (burn-in included)
     assert all(shape == (4, 1) and T == [0.4, 0.7, 1.2, 2.0] for shape, T in calls)
@@ -73,12 +77,13 @@ def test_replicas_are_swept_by_the_rule_object(monkeypatch, units):
 def test_a_replaced_rule_changes_the_result(monkeypatch):
     # A rule that sets every unit high whatever its field: each replica sits in the all-high state, whose
     # energy is recorded, and every exchange is accepted (equal energies: log ratio 0).
-    from bmlib.sampling import tempering
+    from bmlib.sampling.rules import RULES
 
-    def always_high(values, fields, T, units, rng):
-        return np.ones_like(values)
+    class AlwaysHigh(bm.UpdateRule):
+        def update(self, values, fields, T, units, rng):
+            return np.ones_like(values)
 
-    monkeypatch.setattr(tempering, "REPLICA_RULE", always_high)
+    monkeypatch.setitem(RULES, "heat_bath", AlwaysHigh())
     run = _ladder_run()
     assert np.all(run.samples == 1)
     W = bm.sk_couplings(7, rng=4)

@@ -51,10 +51,11 @@ def test_the_runner_uses_the_unchecked_rules():
     np.testing.assert_array_equal(by_name, by_function.samples)
     assert by_function.rule == "metropolis"
     # ... and does not re-validate its arguments at every update: the public names map to the private rules.
-    from bmlib.sampling.rules import RULES, resolve_rule
+    from bmlib.sampling.rule_arguments import resolve_rule
+    from bmlib.sampling.rules import RULES
 
     for rule in (bm.heat_bath, bm.metropolis):
-        assert resolve_rule(rule) == (RULES[rule.__name__], rule.__name__, True)
+        assert resolve_rule(rule) is RULES[rule.__name__]
 
 
 @pytest.mark.parametrize("returned", [0.5, np.nan, 2.0, "up"])

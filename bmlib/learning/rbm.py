@@ -37,10 +37,11 @@ from .._checks import (
     check_temperature,
     check_units,
 )
-from .._numerics import sigmoid
+from .._numerics import unit_mean
 from .._random import as_generator
 from .._threads import thin_blas
 from ..rbm_exact import rbm_log_partition
+from ..sampling.rules import RULES
 from ..states import _states_of_index
 from .machine import BoltzmannMachine, _as_model_fault, _checked_parameter
 
@@ -55,12 +56,6 @@ def _log_unit_sum(field, T, units):
     """log sum_{s in units} exp(s * field / T), unit by unit (a softplus for bits)."""
     z = field / T
     return np.logaddexp(0.0, z) if units == "bits" else np.logaddexp(z, -z)
-
-
-def _unit_mean(field, T, units):
-    """E[s] of one unit in a field: sigmoid(field/T) for bits, tanh(field/T) for spins."""
-    z = field if T == 1.0 else field / T  # x / 1.0 is x exactly: one NumPy call less per layer
-    return sigmoid(z) if units == "bits" else np.tanh(z)
 
 
 def _layer_blocks(n, units, size):
@@ -206,10 +201,10 @@ class RBM:
     # --- the two conditionals and block Gibbs sampling ------------------------
 
     def _hidden_means(self, V):
-        return _unit_mean(V @ self.W + self.b_hidden, self.T, self.units)
+        return unit_mean(V @ self.W + self.b_hidden, self.T, self.units)
 
     def _visible_means(self, H):
-        return _unit_mean(H @ self.W.T + self.b_visible, self.T, self.units)
+        return unit_mean(H @ self.W.T + self.b_visible, self.T, self.units)
 
     def hidden_means(self, v):
         """``E[h_j | v]`` for every hidden unit: ``sigmoid(x_j / T)`` (bits) or ``tanh(x_j / T)`` (spins).
@@ -257,19 +252,17 @@ class RBM:
         out = self._visible_means(check_means(h, self.n_hidden, self.units, "h"))
         return out[0] if np.ndim(h) == 1 else out
 
+    # Block Gibbs: a layer's units are independent given the other layer, so the heat-bath rule
+    # updates a whole layer at once, in its layer form (bmlib/sampling/rules.py), looked up at
+    # each call so that the rule there is the rule that runs.
     def _sample_layer(self, mean, rng):
-        # P(unit on) is the mean for bits and (1 + mean) / 2 for spins.
-        p_on = mean if self.units == "bits" else 0.5 * (1.0 + mean)
-        u = rng.random(mean.shape)
-        if self.units == "bits":
-            return np.less(u, p_on, out=u)  # True/False written as 1.0/0.0 into u: no second array
-        return np.where(u < p_on, 1.0, -1.0)
+        return RULES["heat_bath"].draw(mean, self.units, rng)
 
     def _sample_hidden(self, V, rng):
-        return self._sample_layer(self._hidden_means(V), rng)
+        return RULES["heat_bath"].layer(V @ self.W + self.b_hidden, self.T, self.units, rng)
 
     def _sample_visible(self, H, rng):
-        return self._sample_layer(self._visible_means(H), rng)
+        return RULES["heat_bath"].layer(H @ self.W.T + self.b_visible, self.T, self.units, rng)
 
     def _random_states(self, n, rng):
         # Uniform visible states: every unit on with probability 1/2 (mean 1/2 for bits, 0 for spins).
@@ -467,7 +460,7 @@ class RBM:
                 sums = None if sums is None else [x * np.exp(shift - top) for x in sums]
                 shift = top
             w = np.exp(logw - shift)
-            m_o = _unit_mean(field, self.T, self.units)
+            m_o = unit_mean(field, self.T, self.units)
             part = [w.sum(), w @ S, w @ m_o, S.T @ (w[:, None] * m_o)]
             sums = part if sums is None else [x + y for x, y in zip(sums, part)]
         log_z = shift + float(np.log(sums[0]))

@@ -34,7 +34,7 @@ import numpy as np
 from .._checks import check_bool, check_count, check_instance
 from .._random import as_generator
 from ..sampling import sample
-from ..sampling.rules import rule_name
+from ..sampling.rule_arguments import rule_name
 from ._full import state_moments
 from .annealed import AnnealedStatistics
 from . import chain_step

@@ -3,7 +3,9 @@
 ==============  ================================================================
 module          what it holds
 ==============  ================================================================
-rules           single-unit updates: heat bath, Metropolis, descent (T = 0)
+rules           single-unit update rules as objects, each with all its forms:
+                heat bath, Metropolis, descent (T = 0)
+rule_arguments  a rule as a caller gives it (name, object, function), checked
 schedules       scan orders: sequential, random, colouring (checkerboard)
 couplings       coupling operators: local fields and energies of a model
                 (dense ``W``, or a square-lattice stencil)
@@ -25,7 +27,8 @@ from .couplings import CouplingOperator, DenseCouplings, SquareLattice
 from .diagnostics import Estimate, autocorrelation, autocorrelation_time, blocking_error, estimate
 from .goodness import ChiSquareResult, chi_square_test
 from .observables import temperature_scan, thermal_averages
-from .rules import heat_bath, metropolis
+from .rule_arguments import heat_bath, metropolis
+from .rules import Descent, HeatBath, Metropolis, UpdateRule
 from .schedules import greedy_colouring
 from .tempering import TemperingResult, parallel_tempering
 from .transition import convergence_curves, state_frequencies, total_variation, transition_matrix
@@ -36,10 +39,14 @@ __all__ = [
     "CriticalSlowing",
     "CouplingOperator",
     "DenseCouplings",
+    "Descent",
     "Estimate",
+    "HeatBath",
+    "Metropolis",
     "SampleResult",
     "SquareLattice",
     "TemperingResult",
+    "UpdateRule",
     "anneal",
     "autocorrelation",
     "autocorrelation_time",

@@ -29,7 +29,7 @@ from .._random import as_generator
 from .._threads import thin_blas
 from .couplings import CouplingOperator, DenseCouplings, SquareLattice
 from .kernel import check_energy_range, run
-from .rules import resolve_rule
+from .rule_arguments import resolve_rule
 
 
 @dataclass(frozen=True)
@@ -173,9 +173,10 @@ def sample(
         Sweeps run and discarded first, >= 0.
     thin : int
         Sweeps between kept states, >= 1.
-    rule : {"heat_bath", "metropolis"} or callable
-        The single-unit update, or a function ``(values, fields, T, units, rng)``
-        like :func:`~bmlib.heat_bath`.
+    rule : {"heat_bath", "metropolis"}, UpdateRule or callable
+        The single-unit update: a name, a rule object
+        (:class:`~bmlib.UpdateRule`), or a function
+        ``(values, fields, T, units, rng)`` like :func:`~bmlib.heat_bath`.
     scan : {"sequential", "random", "colouring"}, optional
         The update schedule (see :mod:`bmlib.sampling.schedules`). Default:
         "sequential" for a matrix ``W``, "colouring" (the checkerboard) for a
@@ -279,7 +280,7 @@ def anneal(
         size they used; scale it with your weights).
     units : {"spins", "bits"}
     n_chains : int, optional
-    rule : {"heat_bath", "metropolis"} or callable
+    rule : {"heat_bath", "metropolis"}, UpdateRule or callable
     scan : {"sequential", "random", "colouring"}, optional
     clamped : sequence of int, optional
     values : array_like of shape (k,) or (n_chains, k)
@@ -325,7 +326,7 @@ def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, sca
         two_d = [len(a) for a in (initial, values) if a is not None and np.ndim(a) == 2]
         n_chains = two_d[0] if two_d else 1
     n_chains = check_count(n_chains, "n_chains", minimum=1)
-    rule_fn, rule_name, builtin = resolve_rule(rule)
+    rule = resolve_rule(rule)
     if scan is None:
         scan = "colouring" if isinstance(op, SquareLattice) else "sequential"
     n = op.n_units
@@ -337,8 +338,8 @@ def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, sca
     gen = as_generator(rng)
     states = _initial_states(initial, n, n_chains, units, gen)
     samples, energies, acceptance, final = run(
-        op, states, temperatures, keep, first_counted=first_counted, rule=rule_fn, scan=scan, units=units,
-        clamp=clamp, rng=gen, checked=builtin
+        op, states, temperatures, keep, first_counted=first_counted, rule=rule, scan=scan, units=units,
+        clamp=clamp, rng=gen
     )
     return SampleResult(
         samples=samples,
@@ -347,7 +348,7 @@ def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, sca
         acceptance=acceptance,
         final_state=final,
         units=units,
-        rule=rule_name,
+        rule=rule.name,
         scan=scan,
         n_sweeps=int(temperatures.size),
     )

@@ -43,6 +43,9 @@ class SequentialHeatBath:
     order : sequence of int
         The free units, in the order a sweep visits them.
     units : {"spins", "bits"}
+    rule : HeatBath
+        The rule whose test this is: its :meth:`~bmlib.sampling.rules.HeatBath.scale`
+        gives the tanh factor of each sweep's temperature.
 
     Examples
     --------
@@ -51,12 +54,11 @@ class SequentialHeatBath:
 
     >>> import numpy as np
     >>> import bmlib as bm
-    >>> from bmlib.sampling.dense_sweep import SequentialHeatBath
-    >>> from bmlib.sampling.rules import _heat_bath_scale
+    >>> from bmlib.sampling.rules import RULES
     >>> W = np.array([[0.0, 1.0], [1.0, 0.0]])
     >>> state = np.ones((4, 2))
-    >>> sweeper = SequentialHeatBath(W, np.zeros(2), [0, 1], "spins")
-    >>> sweeper.sweep(state, _heat_bath_scale(1.0, "spins"), np.random.default_rng(0))
+    >>> sweeper = RULES["heat_bath"].dense_sweeper(W, np.zeros(2), [0, 1], "spins")
+    >>> sweeper.sweep(state, 1.0, np.random.default_rng(0))
     1
     >>> state[:, 1]
     array([ 1., -1.,  1.,  1.])
@@ -64,20 +66,25 @@ class SequentialHeatBath:
     array([ 1, -1,  1,  1], dtype=int8)
     """
 
-    def __init__(self, W, b, order, units):
+    def __init__(self, W, b, order, units, *, rule):
+        self.rule, self.units = rule, units
         self.order = [int(i) for i in order]
         # Row i of W is column i (W is symmetric): a view.
         self.rows = [W[i] for i in self.order]
         self.biases = b[self.order][:, None]  # (k, 1), beside the sweep's thresholds
         self.spins = units == "spins"
 
-    def sweep(self, state, scale, rng):
+    def sweep(self, state, T, rng):
         """Update every unit of ``order`` once, in place; return how many (unit, chain) values changed.
 
         ``state`` is the float array of shape (n_chains, n) of the dense
-        operator; ``scale`` is the heat-bath rule's factor for the sweep's
-        temperature, :func:`bmlib.sampling.rules._heat_bath_scale` (not None).
+        operator; ``T`` the temperature > 0, or a row of one per chain. None,
+        with nothing drawn, where the rule's factor overflows (T below about
+        1e-308): the caller then sweeps the elementwise form.
         """
+        scale = self.rule.scale(T, self.units)
+        if scale is None:
+            return None
         n_chains = state.shape[0]
         # The rule's test, 2u - 1 < tanh((sum_j W_ij s_j + b_i) * scale), is turned around once per
         # sweep for all units: sum_j W_ij s_j > arctanh(2u - 1) / scale - b_i, tanh being increasing.

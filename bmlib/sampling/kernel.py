@@ -9,12 +9,13 @@ sweeps, through a :class:`Sweeper` built once. One sweep::
 
     for each group of the schedule:          # units that share no coupling
         h   = local fields of the group
-        new = rule(values, h, T, units, rng) # descent if T == 0
+        new = rule.update(values, h, T, units, rng)   # descent if T == 0
         store new (clamped units keep their values)
 
-Two cases have their own form of the heat-bath rule's test, with the same
-random numbers and the same decisions: a dense model swept in order
-(``dense_sweep.py``) and a square lattice (``lattice_sweep.py``).
+A rule may own faster forms of the same sweep (:mod:`bmlib.sampling.rules`):
+the heat bath has one for a dense model swept in order (``dense_sweep.py``)
+and one for a square lattice (``lattice_sweep.py``), with the same random
+numbers and the same decisions. The kernel asks the rule for them.
 
 Nothing here checks its arguments: the callers do, once.
 """
@@ -23,9 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from .couplings import DenseCouplings, SquareLattice
-from .dense_sweep import SequentialHeatBath
-from .lattice_sweep import CheckerboardHeatBath
-from .rules import RULES, _heat_bath_scale, check_rule_output, descend
+from .rule_arguments import check_rule_output
+from .rules import DESCENT, RULES
 
 
 def energy_bound(op):
@@ -65,12 +65,11 @@ class Sweeper:
     :func:`run` makes one per call; a loop that sweeps the same model again
     and again with something of its own between sweeps (the replicas of
     parallel tempering, which exchange states) makes one and calls
-    :meth:`sweep`. The default dense case (sequential heat bath) has its own
-    sweep: the same random numbers and test, with a fifth of the NumPy calls
-    per unit (``dense_sweep.py`` says how). On a lattice, heat bath looks its
-    test up in a table of the nine possible fields (``lattice_sweep.py``): the
-    same decisions without a tanh per site. Every other case is
-    :func:`general_sweep`, which calls the rule.
+    :meth:`sweep`. A rule may bring a fast sweep of its own for a dense model
+    swept in order, or for a square lattice (the heat bath has both: the same
+    random numbers and test with a fifth of the NumPy calls per unit, and a
+    table of the nine possible fields of a lattice site); every other case
+    is :func:`general_sweep`, which calls the rule's ``update``.
 
     Parameters
     ----------
@@ -78,27 +77,24 @@ class Sweeper:
     free : ndarray of int
         The units a sweep updates (the others are clamped).
     n_chains : int
-    rule : callable
-        An unchecked rule ``(values, fields, T, units, rng)``.
+    rule : UpdateRule
+        The rule (:mod:`bmlib.sampling.rules`); its ``update`` is called unchecked.
     scan : {"sequential", "random", "colouring"}
     units : {"spins", "bits"}
-    checked : bool
-        False for a reader's own rule: its every output is checked.
     per_chain : bool
         True if :meth:`sweep` will get one temperature per chain (then a
         lattice takes the general sweep, its table being for one temperature).
     """
 
-    def __init__(self, op, free, n_chains, *, rule, scan, units, checked=True, per_chain=False):
-        self.op, self.rule, self.units, self.checked = op, rule, units, checked
+    def __init__(self, op, free, n_chains, *, rule, scan, units, per_chain=False):
+        self.op, self.rule, self.units = op, rule, units
         self.schedule = op.schedule(scan, free, n_chains)
         self.zero = op.zero_field()  # at T = 0 a field within rounding of 0 leaves the unit as it is
-        self.label = getattr(rule, "__name__", "custom")
-        self.fast = self.lattice = None
-        if type(op) is DenseCouplings and scan == "sequential" and rule is RULES["heat_bath"]:
-            self.fast = SequentialHeatBath(op.W, op.b, free, units)
-        elif type(op) is SquareLattice and rule is RULES["heat_bath"] and not per_chain:
-            self.lattice = CheckerboardHeatBath(op, self.schedule, units)
+        self.fast = None  # the rule's own sweep of this case, if it has one
+        if type(op) is DenseCouplings and scan == "sequential":
+            self.fast = rule.dense_sweeper(op.W, op.b, free, units)
+        elif type(op) is SquareLattice and not per_chain:  # (the lattice's table is for one temperature)
+            self.fast = rule.lattice_sweeper(op, self.schedule, units)
 
     def sweep(self, state, T, rng):
         """One sweep of the operator's ``state``, in place; return how many (unit, chain) values changed.
@@ -112,25 +108,23 @@ class Sweeper:
         """
         per_chain = np.ndim(T) == 1
         hot = True if per_chain else T > 0
-        scale = _heat_bath_scale(T, self.units) if self.fast is not None and hot else None
-        if scale is not None:
-            return self.fast.sweep(state, scale, rng)
-        if self.lattice is not None and hot:
-            return self.lattice.sweep(state, T, rng)
-        return general_sweep(self.op, state, self.schedule, self.rule if hot else descend,
-                             T[:, None] if per_chain else T, self.units, self.zero, rng,
-                             checked=self.checked, rule_label=self.label)
+        if self.fast is not None and hot:
+            changed = self.fast.sweep(state, T, rng)
+            if changed is not None:  # None: this T is beyond the fast form (it drew nothing)
+                return changed
+        return general_sweep(self.op, state, self.schedule, self.rule if hot else DESCENT,
+                             T[:, None] if per_chain else T, self.units, self.zero, rng)
 
 
-def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng, checked=True):
+def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng):
     """Run sweeps at ``temperatures[t]``; keep the state after sweep t where ``keep[t]``.
 
     ``temperatures`` has shape (n_sweeps,), or (n_sweeps, n_chains) for one
     temperature per chain (chain c of sweep t at ``temperatures[t, c]``, all
     > 0; see :meth:`Sweeper.sweep`).
     Acceptance is counted from sweep ``first_counted`` on (burn-in excluded).
-    ``checked=False`` (a reader's own rule): every output of ``rule`` is checked
-    to hold only the two unit levels before it is stored.
+    Every output of a rule that is not ``trusted`` (a reader's own) is
+    checked to hold only the two unit levels before it is stored.
     """
     n_chains, n = states.shape
     state = op.start(states)
@@ -139,7 +133,7 @@ def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cla
         op.clamp(state, *clamp)
         free = np.setdiff1d(free, clamp[0])
     per_chain = temperatures.ndim == 2
-    sweeper = Sweeper(op, free, n_chains, rule=rule, scan=scan, units=units, checked=checked, per_chain=per_chain)
+    sweeper = Sweeper(op, free, n_chains, rule=rule, scan=scan, units=units, per_chain=per_chain)
     updates_per_sweep = free.size * n_chains
 
     n_kept = int(np.count_nonzero(keep))
@@ -188,7 +182,7 @@ def sweep_checked(op, states, T, units, scan, rng):
                 scan=scan, units=units, clamp=None, rng=rng)[3]
 
 
-def general_sweep(op, state, schedule, update, T, units, zero, rng, *, checked, rule_label):
+def general_sweep(op, state, schedule, rule, T, units, zero, rng):
     """One sweep of any operator, schedule and rule; return how many (unit, chain) values changed."""
     changed = 0
     for group in schedule.sweep(rng):
@@ -196,10 +190,10 @@ def general_sweep(op, state, schedule, update, T, units, zero, rng, *, checked, 
         fields = op.fields(state, group)
         if zero > 0 and np.ndim(T) == 0 and T == 0:  # (a per-chain T is a column, never 0)
             fields = np.where(np.abs(fields) <= zero, 0.0, fields)
-        new = update(old, fields, T, units, rng)
-        if checked or update is descend:
+        new = rule.update(old, fields, T, units, rng)
+        if rule.trusted:
             new = np.asarray(new, dtype=old.dtype)
         else:
-            new = check_rule_output(new, old, units, rule_label)
+            new = check_rule_output(new, old, units, rule.name)
         changed += op.assign(state, group, new)
     return changed

@@ -8,7 +8,7 @@ decisions do not depend on the machine's SIMD level) at every site of every
 sweep, which costs most of a lattice update.
 
 Here the rule's test is turned into nine integer thresholds once per
-temperature (:func:`bmlib.sampling.rules._heat_bath_bit_thresholds`), and a
+temperature (:meth:`bmlib.sampling.rules.HeatBath.bit_thresholds`), and a
 site goes high when its 24-bit uniform integer is below the threshold of its
 neighbour sum. The uniforms are the ones the rule draws, and the integer test
 is exactly the rule's float test (the rules module shows why), so the chains
@@ -18,7 +18,7 @@ sweeps.
 """
 import numpy as np
 
-from .rules import _heat_bath_bit_thresholds, _set_levels, _uniform_bits24
+from .uniforms import set_levels, uniform_bits24
 
 #: Neighbour sums run from -4 to 4; adding 4 makes them indices into the table of thresholds.
 _OFFSET = 4
@@ -33,6 +33,8 @@ class CheckerboardHeatBath:
     schedule : FixedOrder
         The lattice's colouring schedule (its colours that have free sites).
     units : {"spins", "bits"}
+    rule : HeatBath
+        The rule whose test this is (its :meth:`~bmlib.sampling.rules.HeatBath.bit_thresholds`).
 
     Examples
     --------
@@ -41,11 +43,12 @@ class CheckerboardHeatBath:
 
     >>> import numpy as np
     >>> import bmlib as bm
-    >>> from bmlib.sampling.lattice_sweep import CheckerboardHeatBath
+    >>> from bmlib.sampling.rules import RULES
     >>> lattice = bm.SquareLattice(4)
     >>> start = np.ones((2, 16), dtype=np.int8)
     >>> state = lattice.start(start)
-    >>> sweeper = CheckerboardHeatBath(lattice, lattice.schedule("colouring", np.arange(16), 2), "spins")
+    >>> colouring = lattice.schedule("colouring", np.arange(16), 2)
+    >>> sweeper = RULES["heat_bath"].lattice_sweeper(lattice, colouring, "spins")
     >>> sweeper.sweep(state, 2.5, np.random.default_rng(0))   # sites that turned over
     2
     >>> run = bm.sample(lattice, T=2.5, n_samples=1, burn_in=0, initial=start, rng=0)
@@ -53,8 +56,8 @@ class CheckerboardHeatBath:
     True
     """
 
-    def __init__(self, lattice, schedule, units):
-        self.lattice = lattice
+    def __init__(self, lattice, schedule, units, *, rule):
+        self.lattice, self.rule = lattice, rule
         self.colours = list(schedule.sweep(None))
         self.units = units
         # The fields of the nine neighbour sums, by the lattice's own float32 arithmetic.
@@ -66,7 +69,7 @@ class CheckerboardHeatBath:
     def thresholds(self, T):
         """The rule's integer thresholds for the nine neighbour sums at ``T`` (kept while T stays)."""
         if T != self._T:
-            self._thresholds = _heat_bath_bit_thresholds(self.fields, T, self.units)
+            self._thresholds = self.rule.bit_thresholds(self.fields, T, self.units)
             self._T = T
         return self._thresholds
 
@@ -77,7 +80,7 @@ class CheckerboardHeatBath:
         for colour in self.colours:
             sums = self.lattice._neighbour_sums(state, colour)
             sums += _OFFSET
-            bits = _uniform_bits24(rng, sums.shape)
-            new = _set_levels(bits < thresholds.take(sums), self.units, np.int8)
+            bits = uniform_bits24(rng, sums.shape)
+            new = set_levels(bits < thresholds.take(sums), self.units, np.int8)
             changed += self.lattice.assign(state, colour, new)
         return int(changed)

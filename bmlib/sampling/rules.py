@@ -1,12 +1,28 @@
 """Single-unit update rules: how one unit takes a new value given its local field.
 
-A rule is a function ``rule(values, fields, T, units, rng) -> new_values``.
-``values`` holds the current values of a group of units (in any number of
-chains), ``fields`` their local fields ``h_i = sum_j W_ij s_j + b_i``, both of
-the same shape. The runner guarantees that the units of a group share no
-coupling, so each unit is updated from the others' values exactly as if it
-were updated alone: the rule is the book's single-unit equation, applied
-elementwise. A rule must not modify its inputs.
+Each rule is one object, an :class:`UpdateRule`, that owns every form in
+which bmlib's samplers apply it. The forms differ in how many units and
+chains they treat per NumPy call, never in the rule:
+
+=========================  =====================================  ==========================================
+form                       method                                 run by
+=========================  =====================================  ==========================================
+one unit, elementwise      ``update(values, fields, T, units,     the chain kernel's general sweep: any
+                           rng)``                                 model, scan and rule (also ``rule(...)``)
+single-flip probability    ``flip_probability(delta_e, T)``       :func:`bmlib.transition_matrix`
+a layer of a bipartite     ``layer_mean``, ``draw``, ``layer``    the RBM's block Gibbs: ``gibbs``, CD and
+machine                                                           PCD, ``inpaint``, RBM AIS and tempering
+a dense sequential sweep   ``dense_sweeper(W, b, order, units)``  ``sample``, ``anneal``, AIS, tempering
+a checkerboard lattice     ``lattice_sweeper(lattice, schedule,   ``sample`` and ``anneal`` on a
+sweep                      units)``                               :class:`~bmlib.SquareLattice`
+=========================  =====================================  ==========================================
+
+A rule without a fast form (``None``) is run by the general sweep, which
+calls ``update``: the same chain, more NumPy calls. In ``update`` the
+runner guarantees that the units of a group share no coupling, so each
+unit is updated from the others' values exactly as if it were updated
+alone: the rule is the book's single-unit equation, applied elementwise.
+No form modifies its inputs.
 
 =========  ====================================================================
 rule       new value of unit i
@@ -19,179 +35,201 @@ descent    (T = 0) the sign of its field: high if h_i > 0, low if h_i < 0,
            unchanged if h_i = 0 (as :func:`bmlib.energy_descent`)
 =========  ====================================================================
 
+The samplers look a rule up in :data:`RULES` when they are called, so a rule
+replaced there (or a subclass passed as ``rule=``) is the rule that runs, in
+every form: ``tests/test_rule_objects.py`` checks it for every sampler.
 Explained in the chapter "The Boltzmann-Gibbs distribution".
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .._checks import LEVELS, _as_real_array, _check_finite, check_choice, check_temperature, check_units
-from .._random import as_generator
+from .._checks import LEVELS
+from .._numerics import unit_mean
+from .uniforms import set_levels, uniform
 
+class UpdateRule:
+    """A single-unit update rule, in every form bmlib's samplers apply it.
 
-def _uniform(rng, like):
-    """Uniform numbers in [0, 1) of the shape of ``like``, in its float precision.
+    Subclass it to write a rule of your own: define :meth:`update`, and
+    :meth:`flip_probability` if :func:`bmlib.transition_matrix` should take
+    it. The forms that a subclass leaves out are run through :meth:`update`
+    (the sweeps) or refused with a message (the others). A plain function
+    ``(values, fields, T, units, rng) -> new_values`` is accepted wherever a
+    rule is (``rule=``), as a rule with only that form.
 
-    float64 for float64 fields (dense models): ``rng.random``, resolution 2**-53.
-    float32 for float32 fields (the lattice sampler): :func:`_uniform_bits24`
-    times 2**-24, two numbers per 64-bit draw of the generator: this halves
-    the cost of the random numbers, which dominate a lattice sweep. Their
-    resolution is 2**-24: ``u < p`` then happens with probability ``p``
-    rounded up to a multiple of 2**-24 ~ 6e-8. That error matters only for
-    events rarer than about 1e-6 per update (on a lattice, a spin turning
-    against four aligned neighbours below T ~ 0.6 J); use a dense model for
-    such a study.
+    Examples
+    --------
+    A rule that ignores the temperature and follows the sign of the field
+    with probability 0.9:
+
+    >>> import numpy as np
+    >>> import bmlib as bm
+    >>> class NoisySign(bm.UpdateRule):
+    ...     name = "noisy sign"
+    ...     def update(self, values, fields, T, units, rng):
+    ...         follow = rng.random(np.shape(fields)) < 0.9
+    ...         return np.where(follow == (fields > 0), 1, -1).astype(values.dtype)
+    >>> run = bm.sample(np.array([[0.0, 1.0], [1.0, 0.0]]), rule=NoisySign(), n_samples=500, rng=0)
+    >>> run.rule
+    'noisy sign'
     """
-    if like.dtype != np.float32:
-        return rng.random(like.shape)
-    bits = _uniform_bits24(rng, like.shape)
-    return np.multiply(bits, np.float32(2.0**-24), dtype=np.float32)
 
+    #: The name results carry (``SampleResult.rule``).
+    name = "custom"
+    #: False: the runner checks every output for the two unit levels (True for bmlib's own rules).
+    trusted = False
 
-def _uniform_bits24(rng, shape):
-    """Integers uniform in [0, 2**24) of ``shape`` (uint32): the float32 uniforms times 2**24.
+    def __call__(self, values, fields, T, units, rng):
+        return self.update(values, fields, T, units, rng)
 
-    Built from the generator's raw 64-bit output, cut into two 32-bit halves
-    of which the top 24 bits are kept (exactly representable in float32).
-    """
-    size = math.prod(shape)  # not np.prod: this runs twice per lattice sweep, and np.prod costs ~10 us
-    bits = rng.bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size]
-    bits >>= 8
-    return bits.reshape(shape)
+    def update(self, values, fields, T, units, rng):
+        """New values of a group of uncoupled units, given their local fields.
 
+        Parameters
+        ----------
+        values : ndarray of shape (...)
+            Current values, spins or bits.
+        fields : ndarray of the same shape
+            Local fields ``h_i``.
+        T : float, or ndarray broadcasting against ``fields``
+            Temperature > 0 (one per chain in parallel tempering).
+        units : {"spins", "bits"}
+        rng : numpy.random.Generator
 
-def _set_levels(high_mask, units, dtype):
-    """``high`` where ``high_mask`` is True, ``low`` elsewhere, as an array of ``dtype``."""
-    new = high_mask.astype(dtype)
-    if units == "spins":  # 0/1 -> -1/+1, in place (no int64 temporaries)
-        new *= 2
-        new -= 1
-    return new
+        Returns
+        -------
+        ndarray of the shape and dtype of ``values``
+        """
+        raise NotImplementedError(f"the rule {self.name!r} has no update(values, fields, T, units, rng)")
 
+    def flip_probability(self, delta_e, T):
+        """Probability that one update moves a unit to its other value, given the energy change of that flip.
 
-def _check_rule_arguments(values, fields, T, units, rng):
-    """Validate the arguments of a public rule call; return ``(values, fields, T, units, generator)``.
-
-    The chain runner calls the unchecked ``_heat_bath``/``_metropolis`` with
-    values it validated once per run; a reader calling a rule directly gets
-    these checks: spins or bits in ``values``, finite ``fields`` of the same
-    shape, ``T > 0``, and ``rng`` as everywhere (None, an int seed or a Generator).
-    """
-    units = check_units(units)
-    T = check_temperature(T)
-    raw = np.asarray(values) if isinstance(values, (np.ndarray, list, tuple)) else values
-    check = _as_real_array(raw, "values")
-    low, high = LEVELS[units]
-    bad = ~np.isin(check, (low, high))
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        Parameters
+        ----------
+        delta_e : ndarray
+            ``E(flipped) - E(current)`` for each state and unit.
+        T : float
+            Temperature > 0.
+        """
         raise ValueError(
-            f"values must hold {units} ({low}/{high}) because units={units!r}; "
-            f"values[{', '.join(map(str, idx))}] = {check[idx]:g}"
+            f"rule {self.name!r} has no flip_probability(delta_e, T), which transition_matrix needs: "
+            "define it in a subclass of bm.UpdateRule"
         )
-    if not (isinstance(fields, np.ndarray) and fields.dtype.kind == "f"):  # keep float32 lattice fields as they are
-        fields = _as_real_array(fields, "fields")
-    if fields.shape != check.shape:
-        raise ValueError(f"fields must have the shape of values, {check.shape}; got shape {fields.shape}")
-    _check_finite(fields, "fields")
-    # Keep the caller's dtype for the result (ints stay ints); bools become ints.
-    values = raw if isinstance(raw, np.ndarray) and raw.dtype.kind in "iuf" else check
-    return values, fields, T, units, as_generator(rng)
+
+    def dense_sweeper(self, W, b, order, units):
+        """A fast sequential sweep of a dense machine, or None (then :meth:`update` is swept)."""
+        return None
+
+    def lattice_sweeper(self, lattice, schedule, units):
+        """A fast checkerboard sweep of a square lattice, or None (then :meth:`update` is swept)."""
+        return None
+
+    def __repr__(self):
+        return f"<update rule {self.name!r}>"
 
 
-def heat_bath(values, fields, T, units, rng=None):
-    """Heat-bath (Gibbs) update: draw each unit from its conditional distribution.
+class HeatBath(UpdateRule):
+    """The heat-bath (Gibbs) rule: each unit is drawn from its conditional distribution.
 
-    Given the rest of the state, unit ``i`` is ``high`` (+1 or 1) with probability
-
-    ``p_i = 1 / (1 + exp(-(high - low) h_i / T))``
-
-    that is ``1 / (1 + exp(-2 h_i / T))`` for spins and ``1 / (1 + exp(-h_i / T))``
-    for bits, whatever its current value.
-
-    Parameters
-    ----------
-    values : array_like of shape (...)
-        Current values of the units, spins or bits (used only for their dtype).
-    fields : array_like of the same shape
-        Local fields ``h_i``, finite.
-    T : float
-        Temperature, finite and > 0.
-    units : {"spins", "bits"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    new_values : ndarray of the shape and dtype of ``values``
-
-    Notes
-    -----
-    Written with ``p = (1 + tanh(x / 2)) / 2``, which equals ``1 / (1 + exp(-x))``
-    but cannot overflow for any ``h / T``. Explained in the chapter
-    "The Boltzmann-Gibbs distribution".
+    ``p(s_i = high | rest) = (1 + tanh(h_i * scale)) / 2`` with
+    ``scale = (high - low) / (2 T)``: ``1 / (1 + exp(-2 h_i / T))`` for spins
+    and ``1 / (1 + exp(-h_i / T))`` for bits. The tanh form cannot overflow
+    for any ``h / T``. Every form below is this one probability; they differ
+    in how many units a NumPy call treats, and the dense and lattice sweeps
+    give the elementwise form's chains (``tests/test_sampling.py``).
 
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> s = bm.heat_bath(np.ones(100_000), np.full(100_000, 0.5), 1.0, "spins", rng)
-    >>> round(float((s == 1).mean()), 2), round(float(1 / (1 + np.exp(-2 * 0.5))), 2)
-    (0.73, 0.73)
+    >>> from bmlib.sampling.rules import HeatBath
+    >>> rule = HeatBath()
+    >>> rule.layer_mean(np.array([0.0, 1.0]), 1.0, "spins").round(4)   # E[s | h] = tanh(h / T)
+    array([0.    , 0.7616])
+    >>> rule.flip_probability(np.array([0.0, 2.0]), 1.0).round(4)      # 1 / (1 + exp(dE / T))
+    array([0.5   , 0.1192])
     """
-    return _heat_bath(*_check_rule_arguments(values, fields, T, units, rng))
 
+    name = "heat_bath"
+    trusted = True
 
-def _heat_bath_scale(T, units):
-    """The factor taking a field h to the heat-bath rule's tanh argument, 1 / half_width.
+    def scale(self, T, units):
+        """The factor taking a field h to the rule's tanh argument: ``(high - low) / (2 T)``.
 
-    ``half_width = 2 T / (high - low)``. Multiplying by the reciprocal is the
-    fast path; below T ~ 1e-308 the reciprocal overflows, and 0 * inf = NaN
-    would bias a unit with zero field (whose T -> 0 probability is 1/2), so
-    there the result is None and the fields are divided by ``half_width``
-    instead. Shared with the dense sweep (``dense_sweep.py``), which runs
-    this rule's test in another form. ``T`` may also be an array of
-    temperatures (one per chain, broadcast against the fields): then the
-    factors are an array of that shape, elementwise the same numbers.
-    """
-    low, high = LEVELS[units]
-    with np.errstate(over="ignore"):
-        scale = np.float64(1.0) / (2.0 * T / (high - low))
-    if np.ndim(scale):  # one temperature per chain (parallel tempering's replicas): one factor each
-        return scale if np.all(np.isfinite(scale)) else None
-    return float(scale) if np.isfinite(scale) else None
-
-
-def _heat_bath(values, fields, T, units, rng):
-    """:func:`heat_bath` without the checks: the chain runner's inner loop (arguments already valid)."""
-    # u < (1 + tanh) / 2  <=>  2u - 1 < tanh, with 2u - 1 exact in u's precision. tanh is
-    # evaluated in float64 even for the lattice's float32 fields: NumPy's float32 tanh
-    # differs by an ulp (6e-8) between SIMD levels, and with ~1e8 decisions in a chapter
-    # some u falls in between, so the chain (and a printed number) would differ between
-    # machines; float64 moves that to ~1e-16 per decision.
-    u = _uniform(rng, fields)
-    u *= 2
-    u -= 1
-    return _set_levels(u < np.tanh(_heat_bath_argument(fields, T, units)), units, values.dtype)
-
-
-def _heat_bath_argument(fields, T, units):
-    """``fields / half_width`` in float64, the argument of the rule's tanh (``half_width = 2 T / (high - low)``)."""
-    scale = _heat_bath_scale(T, units)
-    with np.errstate(over="ignore"):  # fields / half_width = +-inf is the right limit
-        if scale is not None:
-            return np.multiply(fields, scale, dtype=np.float64)
+        Multiplying by the reciprocal is the fast path; below T ~ 1e-308 the
+        reciprocal overflows, and 0 * inf = NaN would bias a unit with zero
+        field (whose T -> 0 probability is 1/2), so there the result is None
+        and :meth:`argument` divides by ``2 T / (high - low)`` instead. ``T``
+        may also be an array of temperatures (one per chain, broadcast
+        against the fields): then the factors are an array of that shape,
+        elementwise the same numbers.
+        """
         low, high = LEVELS[units]
-        return np.divide(fields, 2.0 * T / (high - low), dtype=np.float64)
+        with np.errstate(over="ignore"):
+            factor = np.float64(1.0) / (2.0 * T / (high - low))
+        if np.ndim(factor):  # one temperature per chain (parallel tempering's replicas): one factor each
+            return factor if np.all(np.isfinite(factor)) else None
+        return float(factor) if np.isfinite(factor) else None
 
+    def argument(self, fields, T, units):
+        """``fields * scale`` in float64, the argument of the rule's tanh."""
+        factor = self.scale(T, units)
+        with np.errstate(over="ignore"):  # fields / half_width = +-inf is the right limit
+            if factor is not None:
+                return np.multiply(fields, factor, dtype=np.float64)
+            low, high = LEVELS[units]
+            return np.divide(fields, 2.0 * T / (high - low), dtype=np.float64)
 
-def _heat_bath_bit_thresholds(fields, T, units):
-    """The heat-bath test of :func:`_heat_bath` on 24-bit integer uniforms, for a few possible fields.
+    def update(self, values, fields, T, units, rng):
+        """The elementwise form (unchecked; :func:`heat_bath` is the checked one)."""
+        # u < (1 + tanh) / 2  <=>  2u - 1 < tanh, with 2u - 1 exact in u's precision. tanh is
+        # evaluated in float64 even for the lattice's float32 fields: NumPy's float32 tanh
+        # differs by an ulp (6e-8) between SIMD levels, and with ~1e8 decisions in a chapter
+        # some u falls in between, so the chain (and a printed number) would differ between
+        # machines; float64 moves that to ~1e-16 per decision.
+        u = uniform(rng, fields)
+        u *= 2
+        u -= 1
+        return set_levels(u < np.tanh(self.argument(fields, T, units)), units, values.dtype)
+
+    def flip_probability(self, delta_e, T):
+        """``1 / (1 + exp(delta_e / T))``, written with tanh so that no ``delta_e / T`` overflows.
+
+        The probability of the other value, ``p(s') / (p(s) + p(s'))``, for
+        spins and bits alike.
+        """
+        return 0.5 * (1.0 - np.tanh(delta_e / (2.0 * T)))
+
+    def layer_mean(self, fields, T, units):
+        """``E[s_i | fields]`` of uncoupled units: ``tanh(h / T)`` for spins, ``sigmoid(h / T)`` for bits.
+
+        The block form for a layer of a bipartite machine (an RBM), whose
+        units are independent given the other layer; :meth:`draw` samples from it.
+        """
+        return unit_mean(fields, T, units)
+
+    def draw(self, mean, units, rng):
+        """A sample of a layer from its means (float 0/1 or -1/+1, the shape of ``mean``).
+
+        ``p(high) = mean`` for bits and ``(1 + mean) / 2`` for spins.
+        """
+        p_on = mean if units == "bits" else 0.5 * (1.0 + mean)
+        u = rng.random(np.shape(mean))
+        if units == "bits":
+            return np.less(u, p_on, out=u)  # True/False written as 1.0/0.0 into u: no second array
+        return np.where(u < p_on, 1.0, -1.0)
+
+    def layer(self, fields, T, units, rng):
+        """A sample of a layer of uncoupled units given their fields: ``draw(layer_mean(...))``."""
+        return self.draw(self.layer_mean(fields, T, units), units, rng)
+
+    def bit_thresholds(self, fields, T, units):
+        """The heat-bath test of :meth:`update` on 24-bit integer uniforms, for a few possible fields.
 
     On a lattice with integer neighbour sums the field takes a handful of
     values, so the rule's test can be worked out once per temperature instead
-    of once per site. With ``u = k / 2**24`` (``k`` from :func:`_uniform_bits24`,
+    of once per site. With ``u = k / 2**24`` (``k`` from :func:`~bmlib.sampling.uniforms.uniform_bits24`,
     as the float32 uniforms) and ``t = tanh(field * scale)`` in float64, the
     test ``2u - 1 < t`` reads ``k - 2**23 < t * 2**23``; the right side is
     exact (a power of 2 times t), and for an integer left side ``a < y`` holds
@@ -215,85 +253,104 @@ def _heat_bath_bit_thresholds(fields, T, units):
     Examples
     --------
     >>> import numpy as np
-    >>> from bmlib.sampling.rules import _heat_bath_bit_thresholds
-    >>> K = _heat_bath_bit_thresholds(np.array([-1.0, 0.0, 1.0], dtype=np.float32), 1.0, "spins")
+    >>> from bmlib.sampling.rules import HeatBath
+    >>> K = HeatBath().bit_thresholds(np.array([-1.0, 0.0, 1.0], dtype=np.float32), 1.0, "spins")
     >>> (K / 2**24).round(4)   # p(+1) = 1 / (1 + exp(-2 h / T)) at h = -1, 0, 1
     array([0.1192, 0.5   , 0.8808])
     """
-    # t in [-1, 1], so the thresholds lie in [0, 2**24]: exact in float64 and in uint32.
-    t = np.tanh(_heat_bath_argument(fields, T, units))
-    return (2.0**23 + np.ceil(t * 2.0**23)).astype(np.uint32)
+        # t in [-1, 1], so the thresholds lie in [0, 2**24]: exact in float64 and in uint32.
+        t = np.tanh(self.argument(fields, T, units))
+        return (2.0**23 + np.ceil(t * 2.0**23)).astype(np.uint32)
+
+    def dense_sweeper(self, W, b, order, units):
+        """A :class:`~bmlib.sampling.dense_sweep.SequentialHeatBath`: this rule's test, turned around per sweep."""
+        from .dense_sweep import SequentialHeatBath
+
+        return SequentialHeatBath(W, b, order, units, rule=self)
+
+    def lattice_sweeper(self, lattice, schedule, units):
+        """A :class:`~bmlib.sampling.lattice_sweep.CheckerboardHeatBath`: :meth:`bit_thresholds` per temperature."""
+        from .lattice_sweep import CheckerboardHeatBath
+
+        return CheckerboardHeatBath(lattice, schedule, units, rule=self)
 
 
-def metropolis(values, fields, T, units, rng=None):
-    """Metropolis update: propose flipping each unit, accept with ``min(1, exp(-Delta E / T))``.
-
-    Flipping unit ``i`` from ``s_i`` to ``s_i'`` (``-s_i`` for spins, ``1 - x_i``
-    for bits) changes the energy by ``Delta E_i = -(s_i' - s_i) h_i``. A flip
-    that lowers the energy is always made; one that raises it by
-    ``Delta E_i`` is made with probability ``exp(-Delta E_i / T)``.
-
-    Parameters
-    ----------
-    values : array_like of shape (...)
-        Current values of the units, spins or bits.
-    fields : array_like of the same shape
-        Local fields ``h_i``, finite.
-    T : float
-        Temperature, finite and > 0.
-    units : {"spins", "bits"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    new_values : ndarray of the shape and dtype of ``values``
-
-    Notes
-    -----
-    A flip with ``Delta E = 0`` is always made. With a fixed scan order this
-    can trap a chain: on a lattice at ``h = 0`` updated by checkerboard
-    colours, a state whose every site has as many neighbours up as down
-    (e.g. diagonal stripes) flips entirely at every sweep and never leaves
-    that cycle. Such states are rare at any useful temperature, and each
-    update still leaves ``p`` unchanged, but the chain is then not ergodic;
-    heat bath, or a random scan, has no such cycles. Explained in the
-    chapter "The Boltzmann-Gibbs distribution".
+class Metropolis(UpdateRule):
+    """The Metropolis rule: propose flipping each unit, accept with ``min(1, exp(-Delta E / T))``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> s = bm.metropolis(np.ones(100_000), np.full(100_000, 0.5), 1.0, "spins", rng)
-    >>> round(float((s == -1).mean()), 2), round(float(np.exp(-2 * 0.5)), 2)  # flip costs 2 h = 1
-    (0.37, 0.37)
+    >>> from bmlib.sampling.rules import Metropolis
+    >>> Metropolis().flip_probability(np.array([-1.0, 0.0, 1.0]), 1.0).round(4)
+    array([1.    , 1.    , 0.3679])
     """
-    return _metropolis(*_check_rule_arguments(values, fields, T, units, rng))
+
+    name = "metropolis"
+    trusted = True
+
+    def update(self, values, fields, T, units, rng):
+        """The elementwise form (unchecked; :func:`metropolis` is the checked one)."""
+        low, high = LEVELS[units]
+        flipped = ((low + high) - values).astype(values.dtype)
+        delta_e = (values - flipped) * fields
+        # min(1, exp(-dE/T)) as exp(min(0, -dE/T)): no overflow when dE << 0. In float64 for
+        # float32 fields too, so that the decision does not depend on NumPy's SIMD level (see
+        # HeatBath.update), and divided where 1/T overflows, so that a move with Delta E = 0 is
+        # always accepted.
+        with np.errstate(over="ignore"):  # -inf is the right limit of an uphill move
+            rate = np.float64(-1.0) / T
+            if np.isfinite(rate):
+                log_accept = np.multiply(delta_e, float(rate), dtype=np.float64)
+            else:
+                log_accept = np.divide(-delta_e, T, dtype=np.float64)
+        accept = uniform(rng, fields) < np.exp(np.minimum(0.0, log_accept))
+        return np.where(accept, flipped, values)
+
+    def flip_probability(self, delta_e, T):
+        """``min(1, exp(-delta_e / T))``, as ``exp(min(0, -delta_e / T))``: no overflow when ``delta_e << 0``."""
+        return np.exp(np.minimum(0.0, -delta_e / T))
 
 
-def _metropolis(values, fields, T, units, rng):
-    """:func:`metropolis` without the checks: the chain runner's inner loop (arguments already valid)."""
-    low, high = LEVELS[units]
-    flipped = ((low + high) - values).astype(values.dtype)
-    delta_e = (values - flipped) * fields
-    # min(1, exp(-dE/T)) as exp(min(0, -dE/T)): no overflow when dE << 0. In float64 for
-    # float32 fields too, so that the decision does not depend on NumPy's SIMD level (see
-    # heat_bath), and divided where 1/T overflows, so that a move with Delta E = 0 is always accepted.
-    with np.errstate(over="ignore"):  # -inf is the right limit of an uphill move
-        rate = np.float64(-1.0) / T
-        if np.isfinite(rate):
-            log_accept = np.multiply(delta_e, float(rate), dtype=np.float64)
-        else:
-            log_accept = np.divide(-delta_e, T, dtype=np.float64)
-    accept = _uniform(rng, fields) < np.exp(np.minimum(0.0, log_accept))
-    return np.where(accept, flipped, values)
+class Descent(UpdateRule):
+    """The zero-temperature rule: each unit takes the value its field favours.
+
+    The ``T -> 0`` limit of both rules above, and the step of
+    :func:`bmlib.energy_descent`: ``high`` if ``h_i > 0``, ``low`` if
+    ``h_i < 0``, unchanged if ``h_i = 0``. ``T`` and ``rng`` are not used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bmlib.sampling.rules import Descent
+    >>> Descent().update(np.array([1, 1, -1]), np.array([-2.0, 0.0, 0.5]), 0.0, "spins", None)
+    array([-1,  1,  1])
+    """
+
+    name = "descent"
+    trusted = True
+
+    def update(self, values, fields, T, units, rng):
+        low, high = LEVELS[units]
+        return np.where(fields > 0, high, np.where(fields < 0, low, values)).astype(values.dtype)
+
+    def flip_probability(self, delta_e, T):
+        """1 for a flip that lowers the energy, else 0 (``T`` is not used)."""
+        return (np.asarray(delta_e) < 0).astype(float)
+
+
+#: The rules by name, as every sampler looks them up when it is called: the one place to replace one.
+RULES = {"heat_bath": HeatBath(), "metropolis": Metropolis()}
+
+#: The rule every sweep at T = 0 applies.
+DESCENT = Descent()
+
+#: Other names of the rules: the heat-bath rule is Gibbs sampling of one unit.
+ALIASES = {"gibbs": "heat_bath"}
 
 
 def descend(values, fields, T, units, rng):
-    """Zero-temperature update: each unit takes the value its field favours.
-
-    The ``T -> 0`` limit of both rules above, and the step of
-    :func:`bmlib.energy_descent`: ``high`` if ``h_i > 0``, ``low`` if ``h_i < 0``,
-    unchanged if ``h_i = 0``. ``T`` and ``rng`` are not used.
+    """The zero-temperature update (:class:`Descent`), as a function.
 
     Examples
     --------
@@ -302,55 +359,4 @@ def descend(values, fields, T, units, rng):
     >>> descend(np.array([1, 1, -1]), np.array([-2.0, 0.0, 0.5]), 0.0, "spins", None)
     array([-1,  1,  1])
     """
-    low, high = LEVELS[units]
-    return np.where(fields > 0, high, np.where(fields < 0, low, values)).astype(values.dtype)
-
-
-#: The built-in rules as the runner calls them: unchecked, since it validated their arguments once per run.
-RULES = {"heat_bath": _heat_bath, "metropolis": _metropolis}
-
-
-#: Other names of the rules: the heat-bath rule is Gibbs sampling of one unit.
-ALIASES = {"gibbs": "heat_bath"}
-
-
-def rule_name(rule, name="rule"):
-    """The canonical name of a built-in rule given by name or alias (``"gibbs"`` is ``"heat_bath"``)."""
-    return check_choice(ALIASES.get(rule, rule) if isinstance(rule, str) else rule, name, tuple(RULES))
-
-
-def resolve_rule(rule, name="rule"):
-    """Return ``(function, name, builtin)`` for a rule given by name or as a callable.
-
-    ``builtin`` is False for a reader's own function, whose output the runner checks.
-    """
-    if rule is heat_bath or rule is metropolis:  # the public, checked names: run the unchecked ones
-        return RULES[rule.__name__], rule.__name__, True
-    if callable(rule):
-        return rule, getattr(rule, "__name__", "custom"), False
-    rule = ALIASES.get(rule, rule) if isinstance(rule, str) else rule
-    if not isinstance(rule, str) or rule not in RULES:
-        raise ValueError(
-            f'{name} must be "heat_bath" (also called "gibbs"), "metropolis" or a function '
-            f"(values, fields, T, units, rng); got {rule!r}"
-        )
-    return RULES[rule], rule, True
-
-
-def check_rule_output(new, old, units, rule_name):
-    """Return a custom rule's output as ``old``'s dtype after checking it holds only the unit levels.
-
-    A reader's rule returning 0.5 (or NaN) would otherwise be stored as 0 in the
-    int8 state array: a silent wrong chain. Checked on every call of a custom
-    rule (the built-in rules produce levels by construction).
-    """
-    arr = np.asarray(new)
-    if arr.shape != old.shape:
-        raise ValueError(f"rule {rule_name!r} returned shape {arr.shape} for values of shape {old.shape}")
-    low, high = LEVELS[units]
-    if arr.dtype.kind not in "iufb" or not np.isin(arr, (low, high)).all():
-        bad = arr.ravel()[~np.isin(arr.ravel(), (low, high))][:3] if arr.dtype.kind in "iufb" else arr.dtype
-        raise ValueError(
-            f"rule {rule_name!r} must return {units} ({low}/{high}) because units={units!r}; it returned {bad}"
-        )
-    return arr.astype(old.dtype)
+    return DESCENT.update(values, fields, T, units, rng)

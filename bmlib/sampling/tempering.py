@@ -43,9 +43,6 @@ from .couplings import DenseCouplings
 from .kernel import Sweeper
 from .rules import RULES
 
-#: The rule each replica's sweep applies: the heat bath, as every sampler runs it (unchecked, for
-#: inputs checked once). A module attribute so that a test can instrument or replace it.
-REPLICA_RULE = RULES["heat_bath"]
 
 
 class TemperingResult(NamedTuple):
@@ -117,11 +114,10 @@ def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_s
     else:
         S = np.array(np.broadcast_to(check_states(initial, n, units, name="initial"), (K, n)), dtype=float)
     beta = 1.0 / T
-    # The chain kernel's sweeps of this model, built once for all rounds; REPLICA_RULE is looked up once
-    # per call, so what a test put there is what runs.
-    rule = REPLICA_RULE
-    sweeper = Sweeper(DenseCouplings._trusted(W, b), np.arange(n), K, rule=rule, scan="sequential", units=units,
-                      checked=any(rule is known for known in RULES.values()), per_chain=True)
+    # The chain kernel's sweeps of this model, built once for all rounds, with the heat-bath rule as
+    # every sampler looks it up (RULES, at each call: what a test put there is what runs).
+    sweeper = Sweeper(DenseCouplings._trusted(W, b), np.arange(n), K, rule=RULES["heat_bath"], scan="sequential",
+                      units=units, per_chain=True)
 
     def sweep(states, gen):
         # One heat-bath sweep of every replica, row k at temperature T[k], units in order, in place

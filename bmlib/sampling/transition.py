@@ -56,7 +56,8 @@ from ..energy import flip_energy_changes
 from ..exact import boltzmann_distribution
 from ..states import MAX_TABLE_UNITS, all_states
 from .chains import sample
-from .rules import rule_name
+from .rule_arguments import rule_name
+from .rules import RULES, UpdateRule
 from .schedules import greedy_colouring
 
 #: How the figures and messages name the rules.
@@ -65,20 +66,11 @@ RULE_NAMES = {"heat_bath": "heat bath", "metropolis": "Metropolis"}
 MAX_TRANSITION_UNITS = 10
 
 
-def _move_probabilities(delta_e, T, rule):
-    """Probability of moving to the flipped state, given its energy change ``delta_e``."""
-    if rule == "heat_bath":
-        # 1 / (1 + exp(dE/T)) written with tanh: no overflow for any dE / T.
-        return 0.5 * (1.0 - np.tanh(delta_e / (2.0 * T)))
-    # min(1, exp(-dE/T)) as exp(min(0, -dE/T)): no overflow when dE << 0.
-    return np.exp(np.minimum(0.0, -delta_e / T))
-
-
 def _unit_matrices(W, b, T, units, rule):
-    """The ``n`` single-unit matrices ``P_i``, shape (n, 2**n, 2**n)."""
+    """The ``n`` single-unit matrices ``P_i``, shape (n, 2**n, 2**n), from the rule's flip probability."""
     n = W.shape[0]
     S = all_states(n, units)
-    move = _move_probabilities(flip_energy_changes(S, W, b, units), T, rule)  # (2**n, n)
+    move = rule.flip_probability(flip_energy_changes(S, W, b, units), T)  # (2**n, n)
     codes = np.arange(2**n)
     P = np.zeros((n, 2**n, 2**n))
     for i in range(n):
@@ -104,7 +96,9 @@ def transition_matrix(W, b=None, T=1.0, units="spins", *, rule="heat_bath", scan
     T : float
         Temperature, > 0.
     units : {"spins", "bits"}
-    rule : {"heat_bath", "metropolis"}
+    rule : {"heat_bath", "metropolis"} or UpdateRule
+        A rule by name, or a rule object with a ``flip_probability``
+        (:class:`~bmlib.UpdateRule`).
     scan : {"sequential", "random", "colouring"}
         The sweep: units 0 to n-1 in turn (``P_0 P_1 ... P_{n-1}``); n
         updates of a uniformly drawn unit (``((P_0 + ... + P_{n-1}) / n)**n``);
@@ -144,7 +138,7 @@ def transition_matrix(W, b=None, T=1.0, units="spins", *, rule="heat_bath", scan
     """
     W, b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
-    rule = rule_name(rule)
+    rule = rule if isinstance(rule, UpdateRule) else RULES[rule_name(rule)]
     scan = check_choice(scan, "scan", ("sequential", "random", "colouring"))
     n = W.shape[0]
     if n > MAX_TRANSITION_UNITS:
