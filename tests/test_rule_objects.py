@@ -111,7 +111,8 @@ def test_transition_matrix_takes_the_rule_objects_flip_probability(monkeypatch, 
 @pytest.mark.parametrize("units", ["spins", "bits"])
 def test_rbm_block_gibbs_runs_the_rule_objects_layer_form(monkeypatch, units):
     W = np.random.default_rng(0).normal(scale=0.8, size=(6, 4))
-    start = np.ones((5, 6)) if units == "spins" else np.zeros((5, 6))
+    start = np.random.default_rng(1).integers(0, 2, size=(20, 6))
+    start = 2 * start - 1 if units == "spins" else start
     at_two = bm.RBM(6, 4, W=W, units=units, T=2.0).gibbs(start, n_sweeps=7, rng=3)
     monkeypatch.setitem(RULES, "heat_bath", Hotter())
     np.testing.assert_array_equal(bm.RBM(6, 4, W=W, units=units, T=1.0).gibbs(start, n_sweeps=7, rng=3), at_two)
