@@ -102,6 +102,8 @@ WORDS = {
     "colour": "one colour class of a lattice's checkerboard, updated together (SquareLattice)",
     "free": "indices of the units a sweep updates",
     "fields": "local fields h_i of the units",
+    "delta_e": "energy change of flipping a unit, E(flipped) - E(current)",
+    "colouring": "the colour classes of a checkerboard, swept in turn (an update rule's lattice sweep)",
     "features": "feature vectors to label",
     "train_features": "feature vectors of the training set",
     "train_labels": "labels of the training set",

@@ -12,9 +12,9 @@ one unit, elementwise      ``update(values, fields, T, units,     the chain kern
 single-flip probability    ``flip_probability(delta_e, T)``       :func:`bmlib.transition_matrix`
 a layer of a bipartite     ``layer_mean``, ``draw``, ``layer``    the RBM's block Gibbs: ``gibbs``, CD and
 machine                                                           PCD, ``inpaint``, RBM AIS and tempering
-a dense sequential sweep   ``dense_sweeper(W, b, order, units)``  ``sample``, ``anneal``, AIS, tempering
-a checkerboard lattice     ``lattice_sweeper(lattice, schedule,   ``sample`` and ``anneal`` on a
-sweep                      units)``                               :class:`~bmlib.SquareLattice`
+a dense sequential sweep   ``dense_sweeper(W, b, free, units)``   ``sample``, ``anneal``, AIS, tempering
+a checkerboard lattice     ``lattice_sweeper(lattice,             ``sample`` and ``anneal`` on a
+sweep                      colouring, units)``                    :class:`~bmlib.SquareLattice`
 =========================  =====================================  ==========================================
 
 A rule without a fast form (``None``) is run by the general sweep, which
@@ -118,11 +118,11 @@ class UpdateRule:
             "define it in a subclass of bm.UpdateRule"
         )
 
-    def dense_sweeper(self, W, b, order, units):
+    def dense_sweeper(self, W, b, free, units):
         """A fast sequential sweep of a dense machine, or None (then :meth:`update` is swept)."""
         return None
 
-    def lattice_sweeper(self, lattice, schedule, units):
+    def lattice_sweeper(self, lattice, colouring, units):
         """A fast checkerboard sweep of a square lattice, or None (then :meth:`update` is swept)."""
         return None
 
@@ -262,17 +262,17 @@ class HeatBath(UpdateRule):
         t = np.tanh(self.argument(fields, T, units))
         return (2.0**23 + np.ceil(t * 2.0**23)).astype(np.uint32)
 
-    def dense_sweeper(self, W, b, order, units):
+    def dense_sweeper(self, W, b, free, units):
         """A :class:`~bmlib.sampling.dense_sweep.SequentialHeatBath`: this rule's test, turned around per sweep."""
         from .dense_sweep import SequentialHeatBath
 
-        return SequentialHeatBath(W, b, order, units, rule=self)
+        return SequentialHeatBath(W, b, free, units, rule=self)
 
-    def lattice_sweeper(self, lattice, schedule, units):
+    def lattice_sweeper(self, lattice, colouring, units):
         """A :class:`~bmlib.sampling.lattice_sweep.CheckerboardHeatBath`: :meth:`bit_thresholds` per temperature."""
         from .lattice_sweep import CheckerboardHeatBath
 
-        return CheckerboardHeatBath(lattice, schedule, units, rule=self)
+        return CheckerboardHeatBath(lattice, colouring, units, rule=self)
 
 
 class Metropolis(UpdateRule):
