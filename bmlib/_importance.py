@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import _check_finite, check_count
+from ._progress import progress_bar
 
 #: Steps of the AIS schedule when neither n_steps nor fractions is given.
 DEFAULT_AIS_STEPS = 1000
@@ -81,7 +82,7 @@ def weights_summary(log_w, offset=0.0):
     return offset + top + float(np.log(mean_w)), error, float(w.sum() ** 2 / np.sum(w * w))
 
 
-def annealed_log_weights(fractions, state, log_ratio, move):
+def annealed_log_weights(fractions, state, log_ratio, move, progress=False):
     """The AIS loop: each run's log weight along the path ``f_0 = 0, ..., f_K = 1``.
 
     For ``k = 1 .. K``: if ``f_k > f_{k-1}``, add
@@ -99,6 +100,8 @@ def annealed_log_weights(fractions, state, log_ratio, move):
         The runs, drawn from the base distribution ``p_0``.
     log_ratio : callable ``(state, f_old, f_new) -> ndarray of shape (n_runs,)``
     move : callable ``(state, f) -> state``
+    progress : bool or None
+        A progress bar over the K steps (see :mod:`bmlib._progress`).
 
     Returns
     -------
@@ -109,13 +112,15 @@ def annealed_log_weights(fractions, state, log_ratio, move):
     log_w = np.zeros(state.shape[0])
     n_ratios = 0
     K = fractions.size - 1
-    for k in range(1, K + 1):
-        f_old, f_new = float(fractions[k - 1]), float(fractions[k])
-        if f_new > f_old:
-            log_w += log_ratio(state, f_old, f_new)
-            n_ratios += 1
-        if k < K:
-            state = move(state, f_new)
+    with progress_bar(progress, total=K, desc="AIS", unit="step") as bar:
+        for k in range(1, K + 1):
+            f_old, f_new = float(fractions[k - 1]), float(fractions[k])
+            if f_new > f_old:
+                log_w += log_ratio(state, f_old, f_new)
+                n_ratios += 1
+            if k < K:
+                state = move(state, f_new)
+            bar.update()
     return log_w, n_ratios
 
 

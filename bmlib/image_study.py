@@ -21,6 +21,7 @@ import numpy as np
 
 from ._deprecation import renamed
 from ._checks import (
+    check_bool,
     LEVELS,
     _as_real_array,
     _check_finite,
@@ -32,6 +33,7 @@ from ._checks import (
     check_sequence,
     check_units,
 )
+from ._progress import progress_bar
 from ._random import as_generator
 from ._threads import thin_blas
 from .learning.rbm import RBM
@@ -61,7 +63,8 @@ class RBMLearningCurve(NamedTuple):
 
 
 def rbm_learning_curves(train_data, held_out_data, hidden_sizes=(4, 8, 16), *, epochs=60, every=5,
-                        learning_rate=0.05, batch_size=20, n_chains=100, units="bits", rng=None):
+                        learning_rate=0.05, batch_size=20, n_chains=100, units="bits", progress=False,
+                        rng=None):
     """Train one RBM per hidden-layer size with persistent CD and score it every few epochs.
 
     Each RBM starts from small random weights (``init_scale`` 0.01) and
@@ -89,6 +92,12 @@ def rbm_learning_curves(train_data, held_out_data, hidden_sizes=(4, 8, 16), *, e
     n_chains : int
         Persistent chains of the free phase, >= 1.
     units : {"spins", "bits"}
+    progress : bool or None
+        A progress bar over all epochs of all sizes: True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because this also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
     rng : None, int or numpy.random.Generator
         Initial weights and training; one generator for all sizes, in order.
 
@@ -121,22 +130,32 @@ def rbm_learning_curves(train_data, held_out_data, hidden_sizes=(4, 8, 16), *, e
     learning_rate = check_real(learning_rate, "learning_rate", positive=True)
     batch_size = check_count(batch_size, "batch_size", minimum=1)
     n_chains = check_count(n_chains, "n_chains", minimum=1)
+    progress = check_bool(progress, "progress", allow_none=True)
     gen = as_generator(rng)
     curves = {}
-    for n_hidden in sizes:
-        rbm = RBM(train_data.shape[1], n_hidden, units=units, rng=gen)
-        scores = [_scores(rbm, train_data, held_out_data, 0)]
-
-        def record(epoch, model, value, rbm=rbm, scores=scores):
-            if epoch % every == 0 or epoch == epochs:
-                scores.append(_scores(model, train_data, held_out_data, epoch))
-
-        train(rbm, train_data, epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
-              statistics=PersistentContrastiveDivergence(k=1, n_chains=n_chains), monitor=None,
-              callback=record, progress=False, rng=gen)
-        columns = np.array(scores).T
-        curves[n_hidden] = RBMLearningCurve(n_hidden, columns[0].astype(int), columns[1], columns[2], columns[3], rbm)
+    with progress_bar(progress, total=epochs * len(sizes), desc="learning curves", unit="epoch") as bar:
+        for n_hidden in sizes:
+            curves[n_hidden] = _learning_curve(train_data, held_out_data, n_hidden, epochs, every, learning_rate,
+                                               batch_size, n_chains, units, gen, bar)
     return curves
+
+
+def _learning_curve(train_data, held_out_data, n_hidden, epochs, every, learning_rate, batch_size, n_chains, units,
+                    gen, bar):
+    """One size's curve for :func:`rbm_learning_curves`, one ``bar`` step per epoch."""
+    rbm = RBM(train_data.shape[1], n_hidden, units=units, rng=gen)
+    scores = [_scores(rbm, train_data, held_out_data, 0)]
+
+    def record(epoch, model, value):
+        bar.update()
+        if epoch % every == 0 or epoch == epochs:
+            scores.append(_scores(model, train_data, held_out_data, epoch))
+
+    train(rbm, train_data, epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
+          statistics=PersistentContrastiveDivergence(k=1, n_chains=n_chains), monitor=None,
+          callback=record, progress=False, rng=gen)
+    columns = np.array(scores).T
+    return RBMLearningCurve(n_hidden, columns[0].astype(int), columns[1], columns[2], columns[3], rbm)
 
 
 def _images(data, name, units, n=None):

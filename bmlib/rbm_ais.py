@@ -28,6 +28,7 @@ import numpy as np
 from ._checks import (
     LEVELS,
     check_approximation_temperature,
+    check_bool,
     check_count,
     check_data,
     check_memory,
@@ -82,7 +83,7 @@ def base_visible_biases(data, T=1.0, units="spins"):
 
 @thin_blas
 def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, data=None, n_runs=100,
-                  n_steps=None, fractions=None, rng=None):
+                  n_steps=None, fractions=None, progress=False, rng=None):
     """AIS estimate of an RBM's ``log Z``, with the hidden units summed out (Salakhutdinov & Murray 2008).
 
     Parameters
@@ -101,6 +102,12 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
         Steps ``K`` of a linear schedule ``f_k = k / K`` (default 1000).
     fractions : array_like of shape (K + 1,), optional
         The schedule itself, from exactly 0 to exactly 1, non-decreasing.
+    progress : bool or None
+        A progress bar over the annealing steps: True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because this also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -137,6 +144,7 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
     check_approximation_temperature(T, W, np.concatenate([b_visible, b_hidden]), "annealed importance sampling",
                                     b_name="b_visible|, max|b_hidden")
     n_runs = check_count(n_runs, "n_runs", minimum=2)
+    progress = check_bool(progress, "progress", allow_none=True)
     n_visible, n_hidden = W.shape
     check_memory(8 * n_runs * (n_visible + 2 * n_hidden), f"{n_runs} annealing runs (n_runs)")
     fractions = ais_schedule(n_steps, fractions)
@@ -163,7 +171,7 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
         H = rule.layer(f * (V @ W + b_hidden), T, units, gen)
         return rule.layer((1.0 - f) * a + f * (H @ W.T + b_visible), T, units, gen)
 
-    logw, _ = annealed_log_weights(fractions, V, log_ratio, move)
+    logw, _ = annealed_log_weights(fractions, V, log_ratio, move, progress)
     log_z, error, ess = weights_summary(logw, offset=log_z0)
     K = fractions.size - 1
     return LogZEstimate(

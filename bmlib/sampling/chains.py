@@ -18,6 +18,7 @@ import numpy as np
 from .._checks import (
     LEVELS,
     check_annealing_schedule,
+    check_bool,
     check_clamp,
     check_count,
     check_memory,
@@ -145,6 +146,7 @@ def sample(
     clamped=None,
     values=None,
     initial=None,
+    progress=False,
     rng=None,
 ):
     """Sample the Boltzmann-Gibbs distribution ``p(s) ~ exp(-E(s)/T)`` with many chains at once.
@@ -189,6 +191,12 @@ def sample(
         Starting states (default: uniformly random). Clamped units are set to
         ``values`` whatever ``initial`` says. Pass a previous ``final_state``
         to continue its chains.
+    progress : bool or None
+        A progress bar over the sweeps: True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because sampling also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
     rng : None, int or numpy.random.Generator
         Source of randomness; the same seed gives the same samples.
 
@@ -243,7 +251,7 @@ def sample(
     keep = np.zeros(temperatures.size, dtype=bool)
     keep[burn_in + thin - 1 :: thin] = True
     return _chains(op, temperatures, keep, units, first_counted=burn_in, n_chains=n_chains, rule=rule, scan=scan,
-                   clamped=clamped, values=values, initial=initial, rng=rng)
+                   clamped=clamped, values=values, initial=initial, progress=progress, rng=rng)
 
 
 @thin_blas
@@ -259,6 +267,7 @@ def anneal(
     clamped=None,
     values=None,
     initial=None,
+    progress=False,
     rng=None,
 ):
     """Simulated annealing: sample while lowering the temperature along a schedule.
@@ -285,6 +294,7 @@ def anneal(
     clamped : sequence of int, optional
     values : array_like of shape (k,) or (n_chains, k)
     initial : array_like of shape (n,) or (n_chains, n), optional
+    progress : bool or None
     rng : None, int or numpy.random.Generator
         See :func:`sample` for these.
 
@@ -314,10 +324,11 @@ def anneal(
     temperatures = np.repeat(temps, sweeps)
     keep = np.ones(temperatures.size, dtype=bool)
     return _chains(op, temperatures, keep, units, first_counted=0, n_chains=n_chains, rule=rule, scan=scan,
-                   clamped=clamped, values=values, initial=initial, rng=rng)
+                   clamped=clamped, values=values, initial=initial, progress=progress, rng=rng)
 
 
-def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, scan, clamped, values, initial, rng):
+def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, scan, clamped, values, initial, progress,
+            rng):
     """Validate what :func:`sample` and :func:`anneal` share, then run."""
     units = check_units(units)
     check_energy_range(op)  # before any work: energies beyond the float range cannot be sampled
@@ -327,6 +338,7 @@ def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, sca
         n_chains = two_d[0] if two_d else 1
     n_chains = check_count(n_chains, "n_chains", minimum=1)
     rule = resolve_rule(rule)
+    progress = check_bool(progress, "progress", allow_none=True)
     if scan is None:
         scan = "colouring" if isinstance(op, SquareLattice) else "sequential"
     n = op.n_units
@@ -339,7 +351,7 @@ def _chains(op, temperatures, keep, units, *, first_counted, n_chains, rule, sca
     states = _initial_states(initial, n, n_chains, units, gen)
     samples, energies, acceptance, final = run(
         op, states, temperatures, keep, first_counted=first_counted, rule=rule, scan=scan, units=units,
-        clamp=clamp, rng=gen
+        clamp=clamp, rng=gen, progress=progress
     )
     return SampleResult(
         samples=samples,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .couplings import DenseCouplings, SquareLattice
+from .._progress import progress_bar
 from .rule_arguments import check_rule_output
 from .rules import DESCENT, RULES
 
@@ -116,13 +117,14 @@ class Sweeper:
                              T[:, None] if per_chain else T, self.units, self.zero, rng)
 
 
-def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng):
+def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, clamp, rng, progress=False):
     """Run sweeps at ``temperatures[t]``; keep the state after sweep t where ``keep[t]``.
 
     ``temperatures`` has shape (n_sweeps,), or (n_sweeps, n_chains) for one
     temperature per chain (chain c of sweep t at ``temperatures[t, c]``, all
     > 0; see :meth:`Sweeper.sweep`).
     Acceptance is counted from sweep ``first_counted`` on (burn-in excluded).
+    ``progress`` as :func:`bmlib.sample`'s, one step per sweep.
     Every output of a rule that is not ``trusted`` (a reader's own) is
     checked to hold only the two unit levels before it is stored.
     """
@@ -141,17 +143,19 @@ def run(op, states, temperatures, keep, *, first_counted, rule, scan, units, cla
     energies = np.empty((n_kept, n_chains))
     acceptance = np.empty(n_kept)
     changed = updates = kept = 0
-    for sweep, T in enumerate(temperatures if per_chain else temperatures.tolist()):
-        changed_now = sweeper.sweep(state, T, rng)
-        if sweep >= first_counted:
-            changed += changed_now
-            updates += updates_per_sweep
-        if keep[sweep]:
-            samples[kept] = op.states(state)
-            energies[kept] = op.energy(state)
-            acceptance[kept] = changed / updates if updates else np.nan
-            changed = updates = 0
-            kept += 1
+    with progress_bar(progress, total=len(temperatures), desc="sampling", unit="sweep") as bar:
+        for sweep, T in enumerate(temperatures if per_chain else temperatures.tolist()):
+            changed_now = sweeper.sweep(state, T, rng)
+            bar.update()
+            if sweep >= first_counted:
+                changed += changed_now
+                updates += updates_per_sweep
+            if keep[sweep]:
+                samples[kept] = op.states(state)
+                energies[kept] = op.energy(state)
+                acceptance[kept] = changed / updates if updates else np.nan
+                changed = updates = 0
+                kept += 1
     return samples, energies, acceptance, op.states(state)
 
 
