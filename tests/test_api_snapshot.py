@@ -54,3 +54,18 @@ def test_every_recorded_rename_is_in_the_vocabulary_table():
     pairs = [p for e in snap.values() for p in e.get("renamed", {}).items()]
     pairs += [p for e in snap.values() for m in e.get("renamed_members", {}).values() for p in m.items()]
     assert pairs and all(RENAMED.get(old) == new for old, new in pairs)
+
+
+def test_a_new_keyword_only_parameter_with_a_default_is_growth_and_anything_else_is_change():
+    before = {"kind": "function", "signature": "(W, b=None, *, schedule=((1.0, 2), (0.5, 2)), rng=None)"}
+
+    def diff(signature):
+        after = {"kind": "function", "signature": signature}
+        return [line[:2] for line in api_snapshot.differences({"version": "1", "names": {"f": before}},
+                                                              {"version": "1", "names": {"f": after}})]
+
+    assert diff("(W, b=None, *, schedule=((1.0, 2), (0.5, 2)), progress=False, rng=None)") == ["g "]
+    assert diff("(W, b=None, *, schedule=((1.0, 2), (0.5, 2)), progress, rng=None)") == ["~ "]  # no default
+    assert diff("(W, b=None, c=1, *, schedule=((1.0, 2), (0.5, 2)), rng=None)") == ["~ "]  # positional
+    assert diff("(W, b=None, *, rng=None)") == ["~ "]  # removed
+    assert diff("(W, b=None, *, schedule=((1.0, 2),), rng=None)") == ["~ "]  # a default changed

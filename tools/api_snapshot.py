@@ -138,6 +138,42 @@ def _only_renamed(old, new):
     return _as_before_renames(old) == _as_before_renames(new)
 
 
+def _parameters(signature):
+    """The parameter texts of a signature text, split at top-level commas (defaults may hold tuples)."""
+    parts, depth, start = [], 0, 1
+    for i, ch in enumerate(signature[1:-1], start=1):
+        depth += ch in "([{" and 1 or (ch in ")]}" and -1 or 0)
+        if ch == "," and depth == 0:
+            parts.append(signature[start:i].strip())
+            start = i + 1
+    last = signature[start:-1].strip()
+    return parts + [last] if last else parts
+
+
+def _grown_signature(old, new):
+    """True if ``new`` is ``old`` with keyword-only parameters that have defaults added (growth, not change)."""
+    if old is None or new is None or "*" not in _parameters(new):
+        return old == new
+    a, b = _parameters(old), _parameters(new)
+    star = b.index("*")
+    kept = [p for k, p in enumerate(b) if p in a or k <= star or "=" not in p]
+    return kept == a or (kept == a + ["*"] and "*" not in a)
+
+
+def _only_grown(old, new):
+    """True if ``new`` differs from ``old`` only by added keyword-only parameters with defaults (and members)."""
+    old, new = _as_before_renames(old), _as_before_renames(new)
+    if set(old) != set(new) or old.get("kind") != new.get("kind") or old.get("fields") != new.get("fields"):
+        return False
+    if not _grown_signature(old.get("signature"), new.get("signature")):
+        return False
+    members_a, members_b = old.get("members", {}), new.get("members", {})
+    return all(attr in members_b and (members_a[attr] == members_b[attr]
+                                      or (members_a[attr].startswith("(")
+                                          and _grown_signature(members_a[attr], members_b[attr])))
+               for attr in members_a)
+
+
 def differences(old, new):
     lines = []
     if old.get("version") != new["version"]:
@@ -150,6 +186,8 @@ def differences(old, new):
             lines.append(f"- {name}")
         elif a != b and _only_renamed(a, b):
             lines.append(f"r {name}: renamed, old names still accepted: {b.get('renamed') or b.get('renamed_members')}")
+        elif a != b and _only_grown(a, b):
+            lines.append(f"g {name}: grew (new keyword-only parameters with defaults, or new members): {b}")
         elif a != b:
             lines.append(f"~ {name}:\n    was {a}\n    now {b}")
     return lines
