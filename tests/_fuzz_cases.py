@@ -247,6 +247,9 @@ def cases():
         ("greedy_colouring", bm.greedy_colouring, dict(W=W3, free=np.array([0, 2]))),
         ("heat_bath", bm.heat_bath, dict(values=S3, fields=B3, T=1.0, units="spins", rng=0)),
         ("metropolis", bm.metropolis, dict(values=S3, fields=B3, T=1.0, units="spins", rng=0)),
+        ("HeatBath", _checked_call(bm.HeatBath()), dict(values=S3, fields=B3, T=1.0, units="spins", rng=0)),
+        ("Metropolis", _checked_call(bm.Metropolis()), dict(values=S3, fields=B3, T=1.0, units="spins", rng=0)),
+        ("Descent", _checked_call(bm.Descent()), dict(values=S3, fields=B3, T=1.0, units="spins", rng=0)),
         ("total_variation", bm.total_variation, dict(p=P, q=P[::-1])),
         ("chi_square_test", bm.chi_square_test, dict(samples=DATA3, p=bm.boltzmann_distribution(W3, B3), min_expected=5.0)),
         ("state_index", bm.state_index, dict(states=DATA3, units="spins")),
@@ -425,7 +428,19 @@ def cases():
 #: assign, energy, clamp) are the chain runner's internal protocol, called only with the runner's
 #: own validated arrays; the widgets' button callbacks (step, run, reset, restart) take no
 #: arguments from a reader.
+def _checked_call(rule):
+    """A rule object's checked call, ``rule(values, fields, T, units, rng)``, as a named function for the harness."""
+    def call(values, fields, T, units, rng=None):
+        return rule(values, fields, T, units, rng)
+
+    call.__name__ = type(rule).__name__
+    return call
+
+
 NOT_FUZZED = {
+    # The base of a reader's own rule: its update raises NotImplementedError until a subclass
+    # defines it; the checked call it gives every rule is fuzzed through HeatBath and Metropolis.
+    "UpdateRule": "abstract base class (its checked call is fuzzed through HeatBath, Metropolis, Descent)",
     # Exception classes: nothing to call with arguments.
     "ApproximationWarning": "a warning class",
     "ConvergenceWarning": "a warning class",

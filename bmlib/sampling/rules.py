@@ -80,8 +80,12 @@ class UpdateRule:
     #: False: the runner checks every output for the two unit levels (True for bmlib's own rules).
     trusted = False
 
-    def __call__(self, values, fields, T, units, rng):
-        return self.update(values, fields, T, units, rng)
+    def __call__(self, values, fields, T, units, rng=None):
+        """The elementwise form with its arguments checked: a reader's direct call (the samplers call
+        :meth:`update`, with arguments they checked once)."""
+        from .rule_arguments import _check_rule_arguments  # (that module imports this one)
+
+        return self.update(*_check_rule_arguments(values, fields, T, units, rng))
 
     def update(self, values, fields, T, units, rng):
         """New values of a group of uncoupled units, given their local fields.
