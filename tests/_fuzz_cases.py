@@ -403,6 +403,9 @@ def cases():
         ("check_mean_field_sweep", bm.check_mean_field_sweep, dict(func=lambda *a: 0.0, hint=False)),
         ("check_gradient_function", bm.check_gradient_function, dict(func=lambda *a: 0.0, hint=False)),
         ("check_hidden_probabilities", bm.check_hidden_probabilities, dict(func=lambda *a: 0.5, hint=False)),
+        ("check_gibbs_sampler", bm.check_gibbs_sampler, dict(func=lambda s, W, b, T, rng: s, hint=False)),
+        ("check_cd1", bm.check_cd1, dict(func=lambda W, b, c, batch, lr, rng: (W, b, c), hint=False)),
+        ("check_ais", bm.check_ais, dict(func=lambda W, b, T, fractions, n_runs, rng: np.zeros(n_runs), hint=False)),
         # --- widgets: built without a kernel (their figures render to PNG)
         ("energy_widget", bm.energy_widget, dict(W=W3, b=B3, T=1.0, units="spins")),
         ("sampling_widget", bm.sampling_widget, dict(W=W3, b=B3, T=1.0, units="spins", initial=None, n_chains=4,
