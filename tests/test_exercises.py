@@ -212,3 +212,202 @@ def test_every_printed_line_fits_the_column_in_both_tiers(capsys):
             check(bug, hint=hint)
             lines = capsys.readouterr().out.split("\n")
             assert max(map(len, lines)) <= REPORT_WIDTH, (check.__name__, hint)
+
+
+# --- the from-scratch exercises: a Gibbs sampler, a CD-1 step, AIS ---------------------------------
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def gibbs_sweep(p_plus=lambda h, T: _sigmoid(2 * h / T), order=None, from_old=False):
+    """A sweep as a reader might write it; the defaults are right."""
+    def sweep(s, W, b, T, rng):
+        old = s.copy()
+        units = range(len(s)) if order is None else order(len(s), rng)
+        for i in units:
+            h = W[i] @ (old if from_old else s) + b[i]
+            s[i] = 1 if rng.random() < p_plus(h, T) else -1
+        return s
+    return sweep
+
+
+@pytest.mark.parametrize("sweep", [
+    gibbs_sweep(),
+    gibbs_sweep(order=lambda n, rng: range(n - 1, -1, -1)),  # another order of units
+    gibbs_sweep(order=lambda n, rng: rng.integers(n, size=n)),  # random scan: a different chain, same p
+    gibbs_sweep(p_plus=lambda h, T: (1 + np.tanh(h / T)) / 2),  # the same probability, written otherwise
+], ids=["sequential", "reversed", "random scan", "tanh"])
+def test_gibbs_checker_accepts_any_correct_sweep(sweep, capsys):
+    ok, out = run(bm.check_gibbs_sampler, sweep, capsys)
+    assert ok and "Well done" in out
+
+
+@pytest.mark.parametrize("sweep, fix", [
+    (gibbs_sweep(p_plus=lambda h, T: _sigmoid(h / T)), "factor 2 is missing"),
+    (gibbs_sweep(p_plus=lambda h, T: _sigmoid(-2 * h / T)), "prefers HIGH energies"),
+    (gibbs_sweep(p_plus=lambda h, T: _sigmoid(2 * h * T)), "multiplied by T"),
+    (gibbs_sweep(from_old=True), "from the OLD state"),
+    (lambda s, W, b, T, rng: s, "never moves"),
+    (gibbs_sweep(p_plus=lambda h, T: float(h > 0)), "never moves"),  # descent: stuck in the first minimum
+], ids=["no factor 2", "sign", "times T", "parallel", "frozen", "descent"])
+def test_gibbs_checker_tiers(sweep, fix, capsys):
+    ok, out = run(bm.check_gibbs_sampler, sweep, capsys)
+    assert not ok
+    assert "Input" in out and "exact p(s) =" in out and "your chain was there in" in out
+    assert fix not in out and "bm.check_gibbs_sampler(" in out and "hint=True)" in out
+    ok, out = run(bm.check_gibbs_sampler, sweep, capsys, hint=True)
+    assert not ok and fix in out
+
+
+def test_gibbs_checker_reports_shapes_values_and_a_missing_return(capsys):
+    ok, out = run(bm.check_gibbs_sampler, lambda s, W, b, T, rng: s[0], capsys)
+    assert not ok and "expected (3,)" in out
+    ok, out = run(bm.check_gibbs_sampler, lambda s, W, b, T, rng: (s + 1) / 2, capsys)
+    assert not ok and "spins are +1 or -1 (0 and 1 are bits)" in out
+    ok, out = run(bm.check_gibbs_sampler, lambda s, W, b, T, rng: None, capsys)
+    assert not ok and "also return it" in out
+
+
+def cd1_step(sign=1.0, n_of=len, with_lr=True, v1_means=False, h0_means=False, no_c=False, v0_again=False,
+             biases=True, sampled_h=False, step_only=False):
+    """A CD-1 step as a reader might write it; the defaults are right."""
+    def cd1(W, b, c, batch, lr, rng):
+        c_up = 0 * c if no_c else c
+        p0 = _sigmoid(batch @ W + c_up)
+        h0 = (rng.random(p0.shape) < p0).astype(float)
+        pv = _sigmoid((p0 if h0_means else h0) @ W.T + b)
+        v1 = pv if v1_means else (rng.random(pv.shape) < pv).astype(float)
+        v1 = batch if v0_again else v1
+        p1 = _sigmoid(v1 @ W + c_up)
+        pos = h0 if sampled_h else p0
+        rate = sign * (lr if with_lr else 1.0) / n_of(batch)
+        dW, db, dc = rate * (batch.T @ pos - v1.T @ p1), rate * (batch - v1).sum(0), rate * (pos - p1).sum(0)
+        if not biases:
+            db, dc = 0 * db, 0 * dc
+        return (dW, db, dc) if step_only else (W + dW, b + db, c + dc)
+    return cd1
+
+
+def cd1_other_order(W, b, c, batch, lr, rng):
+    """Right, but draws the visible layer's numbers first and loops over the patterns."""
+    P = len(batch)
+    u_v, u_h = rng.random((P, len(b))), rng.random((P, len(c)))
+    dW, db, dc = np.zeros_like(W), np.zeros_like(b), np.zeros_like(c)
+    for mu in range(P):
+        v0 = batch[mu]
+        p0 = _sigmoid(v0 @ W + c)
+        h0 = (u_h[mu] < p0).astype(float)
+        v1 = (u_v[mu] < _sigmoid(W @ h0 + b)).astype(float)
+        p1 = _sigmoid(v1 @ W + c)
+        dW += np.outer(v0, p0) - np.outer(v1, p1)
+        db += v0 - v1
+        dc += p0 - p1
+    return W + lr * dW / P, b + lr * db / P, c + lr * dc / P
+
+
+@pytest.mark.parametrize("step", [cd1_step(), cd1_step(sampled_h=True), cd1_other_order],
+                         ids=["probabilities", "sampled h in the statistics", "other order"])
+def test_cd1_checker_accepts_any_correct_step(step, capsys):
+    ok, out = run(bm.check_cd1, step, capsys)
+    assert ok and "Well done" in out
+
+
+def test_cd1_checker_agrees_with_bmlibs_expected_update():
+    from bmlib.exercises.cd import _cd1_mean, _cd_cases
+
+    for W, b, c, batch, _ in _cd_cases():
+        rbm = bm.RBM(W.shape[0], W.shape[1], W=W, b_visible=b, b_hidden=c, units="bits")
+        exact = bm.expected_cd_update(rbm, batch, k=1)
+        for got, want in zip(_cd1_mean(W, b, c, batch), (exact.W, exact.b_visible, exact.b_hidden)):
+            np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+@pytest.mark.parametrize("step, fix", [
+    (cd1_step(sign=-1.0), "wrong way"),
+    (cd1_step(n_of=lambda batch: 1), "do not sum"),
+    (cd1_step(with_lr=False), "learning rate is missing"),
+    (cd1_step(step_only=True), "return the new parameters"),
+    (cd1_step(v1_means=True), "not a sample of them"),
+    (cd1_step(h0_means=True), "hidden PROBABILITIES"),
+    (cd1_step(no_c=True), "hidden biases c are missing"),
+    (cd1_step(v0_again=True), "not the data v0 again"),
+    (cd1_step(biases=False), "b and c do not change"),
+], ids=["sign", "sum", "no lr", "step only", "v1 means", "h0 means", "no c", "v0 again", "no bias update"])
+def test_cd1_checker_tiers(step, fix, capsys):
+    ok, out = run(bm.check_cd1, step, capsys)
+    assert not ok
+    assert "Input 0" in out and "the exact expected change is" in out and "your 2000 calls changed it by" in out
+    assert fix not in out and "bm.check_cd1(cd1, hint=True)" in out
+    ok, out = run(bm.check_cd1, step, capsys, hint=True)
+    assert not ok and fix in out
+
+
+def test_cd1_checker_reports_a_transposed_w_and_a_missing_return(capsys):
+    ok, out = run(bm.check_cd1, lambda W, b, c, batch, lr, rng: (W.T, b, c), capsys)
+    assert not ok and "W of shape (3, 4)" in out
+    ok, out = run(bm.check_cd1, lambda W, b, c, batch, lr, rng: None, capsys)
+    assert not ok and "returned None" in out
+
+
+def ais_weights(increment=lambda f_old, f_new, g, T: (f_new - f_old) * g, move_at=lambda f: f):
+    """AIS log weights as a reader might write them; the defaults are right."""
+    def ais(W, b, T, fractions, n_runs, rng):
+        s = rng.choice([-1.0, 1.0], size=(n_runs, len(b)))
+        log_w = np.zeros(n_runs)
+        for f_old, f_new in zip(fractions[:-1], fractions[1:]):
+            log_w += increment(f_old, f_new, -bm.energy(s, W, b) / T, T)
+            f = move_at(f_new)
+            s = bm.sample(f * W, f * b, T, n_samples=1, burn_in=0, initial=s, rng=rng).final_state
+        return log_w
+    return ais
+
+
+def ais_own_sweep(W, b, T, fractions, n_runs, rng):
+    """Right, with a hand-written random-scan heat-bath move instead of bm.sample."""
+    s = rng.choice([-1.0, 1.0], size=(n_runs, len(b)))
+    log_w = np.zeros(n_runs)
+    for f_old, f_new in zip(fractions[:-1], fractions[1:]):
+        log_w += (f_new - f_old) * (0.5 * np.einsum("ri,ij,rj->r", s, W, s) + s @ b) / T  # -E/T
+        for i in rng.integers(len(b), size=len(b)):
+            h = f_new * (s @ W[i] + b[i])
+            s[:, i] = np.where(rng.random(n_runs) < _sigmoid(2 * h / T), 1.0, -1.0)
+    return log_w
+
+
+@pytest.mark.parametrize("ais", [ais_weights(), ais_own_sweep], ids=["bm.sample", "own sweep"])
+def test_ais_checker_accepts_a_right_ais(ais, capsys):
+    ok, out = run(bm.check_ais, ais, capsys)
+    assert ok and "Well done" in out
+
+
+@pytest.mark.parametrize("ais, fix", [
+    (ais_weights(increment=lambda f_old, f_new, g, T: -(f_new - f_old) * g), "wrong sign"),
+    (ais_weights(increment=lambda f_old, f_new, g, T: (f_new - f_old) * g * T), "1/T is missing"),
+    (ais_weights(increment=lambda f_old, f_new, g, T: f_new * g), "not the increment"),
+    (ais_weights(move_at=lambda f: 1.0), "move at the final distribution"),
+], ids=["sign", "no 1/T", "fractions", "target"])
+def test_ais_checker_tiers(ais, fix, capsys):
+    ok, out = run(bm.check_ais, ais, capsys)
+    assert not ok
+    assert "Input" in out and "exact log Z =" in out and "log mean exp(your log weights) =" in out
+    assert fix not in out and "bm.check_ais(ais, hint=True)" in out
+    ok, out = run(bm.check_ais, ais, capsys, hint=True)
+    assert not ok and fix in out
+
+
+def test_ais_checker_reports_shapes_and_errors(capsys):
+    ok, out = run(bm.check_ais, lambda W, b, T, fractions, n_runs, rng: np.zeros(3), capsys)
+    assert not ok and "expected (500,)" in out
+    ok, out = run(bm.check_ais, lambda W, b, T, fractions, n_runs, rng: 1 / 0, capsys)
+    assert not ok and "ZeroDivisionError" in out
+
+
+@pytest.mark.parametrize("check, right", [(bm.check_gibbs_sampler, gibbs_sweep()), (bm.check_cd1, cd1_step()),
+                                          (bm.check_ais, ais_weights())], ids=["gibbs", "cd1", "ais"])
+def test_from_scratch_checks_are_fast(check, right, capsys):
+    import time
+
+    start = time.process_time()
+    assert check(right)
+    assert time.process_time() - start < 2.0

@@ -1,4 +1,4 @@
-"""Self-check for a from-scratch Gibbs sampler (chapter "The Boltzmann-Gibbs distribution", sampling)."""
+"""Self-check for a from-scratch Gibbs sampler (chapter "Sampling: heat bath and Metropolis")."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ from ..exact import boltzmann_distribution
 from ..states import all_states
 from ._common import _SEED, _call, _clean, _fix, _real, _shape, fits_column
 
-# --- one sequential heat-bath sweep, run as a chain (chapter "The Boltzmann-Gibbs distribution") ------
+# --- one sequential heat-bath sweep, run as a chain (chapter "Sampling: heat bath and Metropolis") ------
 
 _GIBBS_SWEEPS = 6000  # sweeps per case, after the burn-in
 _GIBBS_BURN_IN = 50
@@ -149,7 +149,7 @@ def check_gibbs_sampler(func, *, hint=False):
 
     Notes
     -----
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------
