@@ -332,7 +332,7 @@ def test_cd1_checker_agrees_with_bmlibs_expected_update():
     (cd1_step(h0_means=True), "hidden PROBABILITIES"),
     (cd1_step(no_c=True), "hidden biases c are missing"),
     (cd1_step(v0_again=True), "not the data v0 again"),
-    (cd1_step(biases=False), "b and c do not change"),
+    (cd1_step(biases=False), "a and c do not change"),
 ], ids=["sign", "sum", "no lr", "step only", "v1 means", "h0 means", "no c", "v0 again", "no bias update"])
 def test_cd1_checker_tiers(step, fix, capsys):
     ok, out = run(bm.check_cd1, step, capsys)

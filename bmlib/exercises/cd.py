@@ -14,7 +14,7 @@ _CD_Z = 5.0  # every parameter's mean change must lie within this many standard 
 
 
 def _cd_cases():
-    """(W, b, c, batch, lr) for RBMs in bits at T = 1: 4 x 3 and 3 x 4, weights of order 1."""
+    """(W, a, c, batch, lr) for RBMs in bits at T = 1: 4 x 3 and 3 x 4, weights of order 1."""
     rng = np.random.default_rng(_SEED + 51)
     cases = []
     for n_v, n_h, lr in ((4, 3, 0.1), (3, 4, 0.05)):
@@ -82,7 +82,7 @@ _CD_VARIANTS = {
                 "(h0 = (rng.random(shape) < p_h0).astype(float)) and computes p(v | h0) from that sample; "
                 "feeding probabilities down is a different update.",
     "no c": "The hidden biases c are missing from p(h_j = 1 | v) = 1 / (1 + exp(-(v @ W + c)_j)).",
-    "no b": "The visible biases b are missing from p(v_i = 1 | h) = 1 / (1 + exp(-(W @ h + b)_i)).",
+    "no b": "The visible biases a are missing from p(v_i = 1 | h) = 1 / (1 + exp(-(W @ h + a)_i)).",
 }
 _CD_HOW = {
     "reversed": "Your step goes the wrong way: CD-1 adds lr times (data statistics - reconstruction "
@@ -93,14 +93,14 @@ _CD_HOW = {
     "none": "Your parameters do not change on average: the negative phase must use the reconstruction v1 "
             "(and p(h | v1)), not the data v0 again.",
     "step only": "You returned the step lr * (<v h>_0 - <v h>_1) itself; return the new parameters, W + step "
-                 "(and the same for b and c).",
-    "weights only": "Your W is right but b and c do not change: the biases learn too, b += lr * (v0 - v1) and "
+                 "(and the same for a and c).",
+    "weights only": "Your W is right but a and c do not change: the biases learn too, a += lr * (v0 - v1) and "
                     "c += lr * (p(h | v0) - p(h | v1)), averaged over the batch.",
 }
 
 
 def _cd_calls(func, case, k):
-    """Call the reader's update ``_CD_CALLS`` times; return ((W, b, c) arrays of shape (calls, ...), None)."""
+    """Call the reader's update ``_CD_CALLS`` times; return ((W, a, c) arrays of shape (calls, ...), None)."""
     W, b, c, batch, lr = case
     rng = np.random.default_rng(_SEED + 60 + k)
     out = [[], [], []]
@@ -113,8 +113,8 @@ def _cd_calls(func, case, k):
             if len(parts) != 3:
                 raise ValueError
         except (TypeError, ValueError):
-            return None, f"Input {k}: your function must return three arrays, the new (W, b, c); got {value!r:.60}."
-        for name, got, want, store in zip("Wbc", parts, (W, b, c), out):
+            return None, f"Input {k}: your function must return three arrays, the new (W, a, c); got {value!r:.60}."
+        for name, got, want, store in zip("Wac", parts, (W, b, c), out):
             if got.shape != want.shape:
                 return None, (f"Input {k}: your function returned {name} of shape {_shape(got)}; expected "
                               f"{want.shape} (W is (n_visible, n_hidden) = {W.shape}).")
@@ -128,10 +128,10 @@ def _fits(means, errors, target):
 
 @fits_column
 def check_cd1(func, *, hint=False):
-    """Check a reader's CD-1 step ``func(W, b, c, batch, lr, rng)`` for an RBM in bits, in expectation.
+    """Check a reader's CD-1 step ``func(W, a, c, batch, lr, rng)`` for an RBM in bits, in expectation.
 
-    The function returns the new parameters ``(W, b, c)`` (``b`` visible,
-    ``c`` hidden biases, T = 1) after one step of contrastive divergence on
+    The function returns the new parameters ``(W, a, c)`` (``a`` visible,
+    ``c`` hidden biases, T = 1, as in :func:`check_rbm_free_energy`) after one step of contrastive divergence on
     ``batch`` (shape (P, n_visible)): ``h0 ~ p(h | v0)``, a reconstruction
     ``v1 ~ p(v | h0)``, then ``W += lr * (v0^T p(h | v0) - v1^T p(h | v1)) / P``
     and the biases likewise, drawing every random number from ``rng``. A
@@ -151,10 +151,10 @@ def check_cd1(func, *, hint=False):
     Parameters
     ----------
     func : callable
-        ``func(W, b, c, batch, lr, rng)`` with ``W`` of shape (n_visible,
-        n_hidden), ``b`` (n_visible,), ``c`` (n_hidden,), ``batch`` (P,
+        ``func(W, a, c, batch, lr, rng)`` with ``W`` of shape (n_visible,
+        n_hidden), ``a`` (n_visible,), ``c`` (n_hidden,), ``batch`` (P,
         n_visible) in bits, ``lr`` a float, ``rng`` a
-        :class:`numpy.random.Generator`; returns ``(W, b, c)``.
+        :class:`numpy.random.Generator`; returns ``(W, a, c)``.
     hint : bool
         False (the default): on a failure, print the failing input, what was
         expected and what came back, but not the fix. True: also name the
@@ -172,16 +172,16 @@ def check_cd1(func, *, hint=False):
     Examples
     --------
     >>> import numpy as np
-    >>> def cd1(W, b, c, batch, lr, rng):
+    >>> def cd1(W, a, c, batch, lr, rng):
     ...     sig = lambda x: 1 / (1 + np.exp(-x))
     ...     p0 = sig(batch @ W + c)
     ...     h0 = (rng.random(p0.shape) < p0).astype(float)
-    ...     pv = sig(h0 @ W.T + b)
+    ...     pv = sig(h0 @ W.T + a)
     ...     v1 = (rng.random(pv.shape) < pv).astype(float)
     ...     p1 = sig(v1 @ W + c)
     ...     P = len(batch)
     ...     return (W + lr * (batch.T @ p0 - v1.T @ p1) / P,
-    ...             b + lr * (batch - v1).mean(axis=0), c + lr * (p0 - p1).mean(axis=0))
+    ...             a + lr * (batch - v1).mean(axis=0), c + lr * (p0 - p1).mean(axis=0))
     >>> bm.check_cd1(cd1)
     Both RBMs get the right expected CD-1 step (4 x 3 and 3 x 4 units, 2000
       calls each). Well done.
@@ -207,14 +207,14 @@ def check_cd1(func, *, hint=False):
     W, b, c, batch, lr = cases[k]
     z = [np.abs(m - t) / e for m, e, t in zip(means[k], errors[k], expected[k])]
     part = int(np.argmax([x.max() for x in z]))
-    name = "Wbc"[part]
+    name = "Wac"[part]
     where = np.unravel_index(np.argmax(z[part]), z[part].shape)
     label = f"{name}[{', '.join(map(str, where))}]"
     old = (W, b, c)[part][where]
     print(f"Your mean CD-1 step is wrong on {good.count(False)} of {len(cases)} RBMs. The first one:")
     W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
     print(f"Input {k} (n_visible = {W.shape[0]}, n_hidden = {W.shape[1]}, lr = {lr:g}, {len(batch)} patterns):\n"
-          f"  W = {W_text}\n  b = {_clean(b)}\n  c = {_clean(c)}\n  batch = {batch.astype(int).tolist()}")
+          f"  W = {W_text}\n  a = {_clean(b)}\n  c = {_clean(c)}\n  batch = {batch.astype(int).tolist()}")
     print(f"  {label} starts at {old:g}; the exact expected change is {expected[k][part][where] - old:+.4f}, "
           f"your {_CD_CALLS} calls changed it by {means[k][part][where] - old:+.4f} on average "
           f"(standard error {errors[k][part][where]:.4f})")
@@ -227,6 +227,6 @@ def check_cd1(func, *, hint=False):
             _fix(text)
             return False
     _fix("The mean step fits no typical mistake. p0 = sigmoid(batch @ W + c); h0 = (rng.random(p0.shape) < p0); "
-         "pv = sigmoid(h0 @ W.T + b); v1 = (rng.random(pv.shape) < pv); p1 = sigmoid(v1 @ W + c); then "
-         "W + lr * (batch.T @ p0 - v1.T @ p1) / P, b + lr * mean(batch - v1), c + lr * mean(p0 - p1).")
+         "pv = sigmoid(h0 @ W.T + a); v1 = (rng.random(pv.shape) < pv); p1 = sigmoid(v1 @ W + c); then "
+         "W + lr * (batch.T @ p0 - v1.T @ p1) / P, a + lr * mean(batch - v1), c + lr * mean(p0 - p1).")
     return False
