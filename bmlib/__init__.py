@@ -156,9 +156,12 @@ _LAZY_SUBMODULES = {
     # The exercises' self-checks: about a third of bmlib's import time, and wanted only by a
     # reader who has reached an exercise.
     "exercises": (
+        "check_ais",
         "check_binder_cumulant",
+        "check_cd1",
         "check_energy_function",
         "check_energy_moments",
+        "check_gibbs_sampler",
         "check_gradient_function",
         "check_heat_bath_update",
         "check_hidden_probabilities",
@@ -300,9 +303,12 @@ __all__ = [
     "boltzmann_distribution",
     "chain_couplings",
     "chain_log_partition",
+    "check_ais",
     "check_binder_cumulant",
+    "check_cd1",
     "check_energy_function",
     "check_energy_moments",
+    "check_gibbs_sampler",
     "check_gradient_function",
     "check_heat_bath_update",
     "check_hidden_probabilities",

@@ -166,6 +166,8 @@ WORDS = {
     "rng": "source of randomness: None, a seed or a numpy.random.Generator",
     "x": "a series of numbers (samples of an observable)",
     "func": "a function the reader wrote, to be checked",
+    "hint": "a self-check's second tier: also name the likely mistake and its fix (False: only the failing "
+            "input, what was expected and what came back)",
     "window": "Sokal's window constant c",
     "return_levels": "also return the estimate at every blocking level",
     "min_expected": "expected count below which cells are pooled",

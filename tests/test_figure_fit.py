@@ -79,6 +79,6 @@ def test_checker_messages_are_folded_to_the_report_width(capsys):
 
 
 def test_a_real_checker_report_fits(capsys):
-    bm.check_energy_function(lambda s, W, b: -(s @ W @ s) - b @ s)  # the pair term twice
+    bm.check_energy_function(lambda s, W, b: -(s @ W @ s) - b @ s, hint=True)  # the pair term twice
     out = capsys.readouterr().out
     assert "twice" in out and max(map(len, out.split("\n"))) <= REPORT_WIDTH

@@ -76,5 +76,5 @@ def _good(W, b, T):
 def test_energy_moments_checker_names_the_mistake(draft, words, capsys):
     assert bm.check_energy_moments(_good) is True
     capsys.readouterr()
-    assert bm.check_energy_moments(draft) is False
+    assert bm.check_energy_moments(draft, hint=True) is False
     assert words in " ".join(capsys.readouterr().out.split())

@@ -104,7 +104,7 @@ def test_bad_input_for_recall_and_synchronous_updates():
     (lambda s, W, b: np.where(W @ s + b >= 0, 1.0, -1.0), "turns it to +1"),
 ])
 def test_synchronous_checker_names_the_mistake(draft, words, capsys):
-    assert bm.check_synchronous_step(draft) is False
+    assert bm.check_synchronous_step(draft, hint=True) is False
     assert words in " ".join(capsys.readouterr().out.split())
 
 

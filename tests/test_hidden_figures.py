@@ -253,7 +253,7 @@ DRAFTS = {
 
 
 def run(func, capsys):
-    result = bm.check_hidden_probabilities(func)
+    result = bm.check_hidden_probabilities(func, hint=True)
     # The checkers fold long lines to fit the column; read the words as one text.
     return result, " ".join(capsys.readouterr().out.split())
 

@@ -165,7 +165,7 @@ def test_widget_in_bits_and_its_limits():
 
 
 def run(func, capsys):
-    result = bm.check_mean_field_sweep(func)
+    result = bm.check_mean_field_sweep(func, hint=True)
     # The checkers fold long lines to fit the column; read the words as one text.
     return result, " ".join(capsys.readouterr().out.split())
 

@@ -167,7 +167,7 @@ def test_widget_updates_do_not_touch_pyplot(comparison):
 
 
 def run(checker, func, capsys):
-    result = checker(func)
+    result = checker(func, hint=True)
     # The checkers fold long lines to fit the column; read the words as one text.
     return result, " ".join(capsys.readouterr().out.split())
 

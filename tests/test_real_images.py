@@ -230,7 +230,7 @@ def test_free_energy_checker_accepts_the_rbm_and_names_each_mistake(capsys):
     assert bm.check_rbm_free_energy(right)
     for mistake, text in exercises._FREE_ENERGY_MISTAKES:
         capsys.readouterr()
-        assert not bm.check_rbm_free_energy(mistake)
+        assert not bm.check_rbm_free_energy(mistake, hint=True)
         printed = " ".join(capsys.readouterr().out.split())
         assert " ".join(text.split()) in printed, (text, printed)
 
@@ -239,7 +239,7 @@ def test_centroid_checker_accepts_bmlib_and_names_each_mistake(capsys):
     assert bm.check_nearest_centroid(bm.nearest_centroid_labels)
     for mistake, text in exercises._CENTROID_MISTAKES:
         capsys.readouterr()
-        assert not bm.check_nearest_centroid(mistake)
+        assert not bm.check_nearest_centroid(mistake, hint=True)
         printed = " ".join(capsys.readouterr().out.split())
         assert " ".join(text.split()) in printed, (text, printed)
 

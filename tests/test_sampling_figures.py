@@ -155,7 +155,7 @@ def make_update(p_plus):
 
 
 def run(func, capsys):
-    result = bm.check_heat_bath_update(func)
+    result = bm.check_heat_bath_update(func, hint=True)
     # The checkers fold long lines to fit the column; read the words as one text.
     return result, " ".join(capsys.readouterr().out.split())
 

@@ -31,7 +31,7 @@ SECTIONS = [
      ["bmlib.sampling.chains", "bmlib.sampling.rules", "bmlib.sampling.schedules",
       "bmlib.sampling.transition", "bmlib.sampling.diagnostics", "bmlib.sampling.goodness", "bmlib.sampling.couplings",
       "bmlib.sampling.tempering",
-      "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling"]),
+      "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling", "bmlib.exercises.gibbs"]),
     ("The Ising model", "ising",
      ["bmlib.lattices", "bmlib.ising_exact", "bmlib.kaufman", "bmlib.sampling.observables", "bmlib.sampling.clusters",
       "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
@@ -42,7 +42,7 @@ SECTIONS = [
       "bmlib.io", "bmlib.plotting.learning", "bmlib.widgets.learning", "bmlib.exercises.learning"]),
     ("Hidden units and restricted Boltzmann machines", "hidden_units",
      ["bmlib.learning.rbm", "bmlib.rbm_exact", "bmlib.rbm_ais", "bmlib.learning.cd_theory", "bmlib.learning.encoder", "bmlib.learning.annealed",
-      "bmlib.plotting.hidden", "bmlib.widgets.hidden", "bmlib.exercises.hidden"]),
+      "bmlib.plotting.hidden", "bmlib.widgets.hidden", "bmlib.exercises.hidden", "bmlib.exercises.cd"]),
     ("Learning real images", "real_images",
      ["bmlib.image_study", "bmlib.rbm_tempering", "bmlib.plotting.images", "bmlib.widgets.images",
       "bmlib.exercises.images"]),
@@ -51,7 +51,7 @@ SECTIONS = [
       "bmlib.plotting.meanfield", "bmlib.widgets.meanfield", "bmlib.exercises.meanfield"]),
     ("The normalizing constant Z", "normalizing_constant",
      ["bmlib.partition", "bmlib.partition_sampling", "bmlib.partition_study", "bmlib.bethe", "bmlib.elimination", "bmlib._elimination_plan",
-      "bmlib.plotting.partition", "bmlib.widgets.partition", "bmlib.exercises.partition"]),
+      "bmlib.plotting.partition", "bmlib.widgets.partition", "bmlib.exercises.partition", "bmlib.exercises.ais"]),
     ("Shared pieces", None, ["bmlib._checks", "bmlib._checks.solvers", "bmlib._warnings", "bmlib.widgets._base"]),
 ]
 # Names whose home is not their module's chapter, and constants (which have no module).

@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
+import inspect
 import io
 import textwrap
 
 import numpy as np
+
+from .._checks import check_bool
 
 _SEED = 20261127  # chosen so that the first inputs have a nonzero pair energy
 
@@ -95,20 +99,77 @@ def _wrap_line(line):
                          subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False)
 
 
+# --- tiers: what went wrong first, the likely mistake and its fix only when asked -----------------
+
+#: The running self-check's state: whether it may print fixes, and how to call it again with hint=True.
+_TIER = contextvars.ContextVar("bmlib_self_check_tier", default=None)
+
+
+def _again(check, bound):
+    """The call that shows the hint: ``bm.check_x(my_func, hint=True)``, with the other arguments given."""
+    func = bound.arguments.get("func")
+    name = getattr(func, "__name__", "")
+    parts = [name if name.isidentifier() else "your_function"]
+    for key, param in inspect.signature(check).parameters.items():
+        if key in ("func", "hint") or key not in bound.arguments:
+            continue
+        value = bound.arguments[key]
+        if param.default is param.empty or value != param.default:
+            parts.append(f'{key}="{value}"' if isinstance(value, str) else f"{key}={value!r}")
+    return f"bm.{check.__name__}({', '.join(parts + ['hint=True'])})"
+
+
+def _fix(text):
+    """Print the likely mistake and its fix, or, on a first call (``hint=False``), how to ask for it.
+
+    The first tier (the failing input, what was expected, what came back) is
+    printed by the checker itself; every sentence that says what to change
+    goes through here. Without the hint, the reader gets one closing line
+    instead: find the cause from the input, or run the check with
+    ``hint=True``. Outside a checker (state None) the text is printed.
+    """
+    state = _TIER.get()
+    if state is None or state["hint"]:
+        print(text)
+    elif not state["told"]:
+        state["told"] = True
+        print("Find the cause from this input: work it by hand, or print what your function computes step "
+              "by step. For the likely mistake and its fix, run")
+        print(f"  {state['again']}")
+
+
+def _hinting():
+    """True when the running check was called with ``hint=True`` (or outside a checker)."""
+    state = _TIER.get()
+    return state is None or state["hint"]
+
+
 def fits_column(check):
-    """Decorate a self-check so that everything it prints is folded to REPORT_WIDTH.
+    """Decorate a self-check: tiers for its messages, and everything it prints folded to REPORT_WIDTH.
 
     The checkers write their verdicts as natural sentences; folding them in one
     place keeps each message whole (the key sentence is never cut off at the
-    column edge) without hand-breaking every string.
+    column edge) without hand-breaking every string. The checker's ``hint``
+    argument decides what :func:`_fix` prints.
     """
+    signature = inspect.signature(check)
+
     @functools.wraps(check)
     def wrapper(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:  # a wrong call: let the checker itself raise the usual error
+            return check(*args, **kwargs)
+        bound.apply_defaults()
+        hint = check_bool(bound.arguments.get("hint", False), "hint")
+        token = _TIER.set({"hint": hint, "told": False,
+                           "again": _again(check, bound)})
         buffer = io.StringIO()
         try:
             with contextlib.redirect_stdout(buffer):
                 return check(*args, **kwargs)
         finally:
+            _TIER.reset(token)
             text = buffer.getvalue()
             if text:
                 print("\n".join(_wrap_line(line) for line in text.rstrip("\n").split("\n")))

@@ -13,6 +13,7 @@ from ._common import (
     _models,
     _real,
     _shape,
+    _fix,
     _show_input,
     fits_column,
 )
@@ -62,7 +63,7 @@ def _diagnose(got, pair, bias, mistakes):
 
 
 @fits_column
-def check_energy_function(func):
+def check_energy_function(func, *, hint=False):
     """Check a reader's ``func(s, W, b)`` against :func:`~bmlib.energy`.
 
     The function must return the energy ``E(s) = -sum_{i<j} w_ij s_i s_j - sum_i b_i s_i``
@@ -75,6 +76,10 @@ def check_energy_function(func):
     ----------
     func : callable
         ``func(s, W, b)`` with ``s`` of shape (n,), ``W`` of shape (n, n), ``b`` of shape (n,).
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -111,13 +116,13 @@ def check_energy_function(func):
     print(f"  expected E = {expected[k]:g}, your function gave {got[k]:.6g}")
     pair = np.array([-0.5 * s @ W @ s for _, s, W, _ in cases])
     bias = np.array([-(b @ s) for _, s, _, b in cases])
-    print(_diagnose(got, pair, bias, _ENERGY_MISTAKES)
-          or "The results do not fit a simple pattern: check the loop bounds and that each term is w_ij s_i s_j.")
+    _fix(_diagnose(got, pair, bias, _ENERGY_MISTAKES)
+         or "The results do not fit a simple pattern: check the loop bounds and that each term is w_ij s_i s_j.")
     return False
 
 
 @fits_column
-def check_local_fields(func):
+def check_local_fields(func, *, hint=False):
     """Check a reader's ``func(s, W, b)`` against :func:`~bmlib.local_fields`.
 
     The function must return the vector of local fields
@@ -127,6 +132,10 @@ def check_local_fields(func):
     ----------
     func : callable
         ``func(s, W, b)`` with ``s`` of shape (n,), ``W`` of shape (n, n), ``b`` of shape (n,).
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -134,7 +143,7 @@ def check_local_fields(func):
 
     Examples
     --------
-    >>> bm.check_local_fields(lambda s, W, b: W @ s)  # doctest: +ELLIPSIS
+    >>> bm.check_local_fields(lambda s, W, b: W @ s, hint=True)  # doctest: +ELLIPSIS
     Input 2 (spins, n = 4):
     ...
     The bias b_i is missing from the field.
@@ -165,13 +174,13 @@ def check_local_fields(func):
     _show_input(k, *cases[k])
     print(f"  expected h = {_clean(expected[k])}, your function gave {_clean(got[k])}")
     if all(np.allclose(g, s * h) for g, (_, s, _, _), h in zip(got, cases, expected)):
-        print("You returned s_i h_i (how much unit i agrees with its field); return the field h_i itself.")
+        _fix("You returned s_i h_i (how much unit i agrees with its field); return the field h_i itself.")
         return False
     pair = np.concatenate([W @ s for _, s, W, _ in cases])
     bias = np.concatenate([b for _, _, _, b in cases])
     named = _diagnose(np.concatenate(got), pair, bias, _FIELD_MISTAKES)
-    print(named or "The results do not fit a simple pattern: h_i sums w_ij s_j over all j "
-                   "(j = i adds nothing, as w_ii = 0), then adds b_i.")
+    _fix(named or "The results do not fit a simple pattern: h_i sums w_ij s_j over all j "
+                  "(j = i adds nothing, as w_ii = 0), then adds b_i.")
     return False
 
 
@@ -208,7 +217,7 @@ def _stability_mistakes(units):
 
 
 @fits_column
-def check_is_stable(func, units="spins"):
+def check_is_stable(func, units="spins", *, hint=False):
     """Check a reader's stability test ``func(s, W, b)`` against :func:`~bmlib.is_stable`.
 
     The function must return True when no single flip lowers the energy of
@@ -221,6 +230,10 @@ def check_is_stable(func, units="spins"):
         ``func(s, W, b)`` returning a bool.
     units : {"spins", "bits"}
         Which kind of states to test with.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -263,8 +276,12 @@ def check_is_stable(func, units="spins"):
     print(f"  expected {expected[k]}, your function gave {got[k]}")
     for mistake, text in _stability_mistakes(units):
         if all(bool(mistake(s, W, b)) == g for (s, W, b), g in zip(cases, got)):
-            print(text)
+            _fix(text)
             break
+    else:
+        _fix("The answers fit no typical mistake. A state is stable when every unit agrees with its "
+             "field or has a field of exactly 0: for spins s_i h_i >= 0 for every i, for bits "
+             "(2 x_i - 1) h_i >= 0, with h = W @ s + b.")
     return False
 
 
@@ -310,13 +327,17 @@ _SYNCHRONOUS_MISTAKES = [
 
 
 @fits_column
-def check_synchronous_step(func):
+def check_synchronous_step(func, *, hint=False):
     """Check ``func(s, W, b)``: one synchronous update of every spin, ``sign(W s + b)``, 0 keeps.
 
     Parameters
     ----------
     func : callable
         ``func(s, W, b) -> new s`` for spins.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -360,9 +381,9 @@ def check_synchronous_step(func):
     print(f"  expected {_synchronous(s, W, b).astype(int).tolist()}, your function gave {_clean(got)}")
     for mistake, text in _SYNCHRONOUS_MISTAKES:
         if all(np.array_equal(g, mistake(*cases[j])) for j, g in wrong):
-            print(text)
+            _fix(text)
             break
     else:
-        print("The results fit no typical mistake. Compute every field from the old state, "
-              "h = W @ s + b, then give each unit the sign of its field (0: keep the old value).")
+        _fix("The results fit no typical mistake. Compute every field from the old state, "
+             "h = W @ s + b, then give each unit the sign of its field (0: keep the old value).")
     return False

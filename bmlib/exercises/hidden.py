@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ._common import _SEED, _call, _clean, _real, fits_column
+from ._common import _SEED, _call, _clean, _fix, _real, fits_column
 
 # --- the hidden units' conditional probability in an RBM (chapter "Hidden units") ---------------------
 
@@ -86,7 +86,7 @@ def _call_rbm(func, case, k):
 
 
 @fits_column
-def check_hidden_probabilities(func):
+def check_hidden_probabilities(func, *, hint=False):
     """Check a reader's ``p(h_j = 1 | v)`` for an RBM in bits against the exact conditional.
 
     The function is called as ``func(v, W, c, T)`` and must return, for every
@@ -110,6 +110,10 @@ def check_hidden_probabilities(func):
     func : callable
         ``func(v, W, c, T)`` with ``v`` of shape (P, n_visible), ``W`` of
         shape (n_visible, n_hidden), ``c`` of shape (n_hidden,), ``T`` a float.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -157,22 +161,24 @@ def check_hidden_probabilities(func):
     print(f"  expected p(h_{col} = 1 | v) = {expected[k][row, col]:.4f}, your function gave {got[k][row, col]:.4f}")
     values = np.concatenate([got[j].ravel() for j in returned])
     if np.all(np.isin(values, (0.0, 1.0))):
-        print("Your function returned only 0s and 1s: that is a SAMPLE of the hidden units, not their probability. "
-              "Return p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) itself; sampling comes after (h_j = 1 if a uniform "
-              "random number is below it), and the learning rule uses the probabilities, which are less noisy.")
+        print("Your function returned only 0s and 1s.")
+        _fix("That is a SAMPLE of the hidden units, not their probability. "
+             "Return p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) itself; sampling comes after (h_j = 1 if a uniform "
+             "random number is below it), and the learning rule uses the probabilities, which are less noisy.")
     elif np.all(np.isin(values, (-1.0, 1.0))):
-        print("Your function returned only -1s and +1s: a sample of spins. Return the probability "
-              "p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) of bits.")
+        print("Your function returned only -1s and +1s.")
+        _fix("That is a sample of spins. Return the probability p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) "
+             "of bits.")
     else:
         for mistake, text in _RBM_MISTAKES:
             guesses = [mistake(*cases[j]) for j in returned]
             if all(g is None or (g.shape == got[j].shape and np.allclose(got[j], g, atol=1e-8))
                    for g, j in zip(guesses, returned)) and any(g is not None for g in guesses):
-                print(text)
+                _fix(text)
                 break
         else:
-            print("The errors fit no typical mistake. Compute the field x = v @ W + c on every hidden unit, then "
-                  "p = 1 / (1 + exp(-x / T)), one row per pattern.")
+            _fix("The errors fit no typical mistake. Compute the field x = v @ W + c on every hidden unit, then "
+                 "p = 1 / (1 + exp(-x / T)), one row per pattern.")
     if errors:
         print("Also, " + errors[0][0].lower() + errors[0][1:])
     return False

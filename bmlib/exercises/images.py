@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from ._common import _SEED, _call, _real, fits_column
+from ._common import _SEED, _call, _fix, _real, fits_column
 
 # --- the free energy of an RBM in bits ---------------------------------------------------------------
 
@@ -52,7 +52,7 @@ _FREE_ENERGY_MISTAKES = [
 
 
 @fits_column
-def check_rbm_free_energy(func):
+def check_rbm_free_energy(func, *, hint=False):
     """Check ``func(v, W, a, c)``, the free energy of visible patterns of an RBM in bits at T = 1.
 
     ``F(v) = -a.v - sum_j log(1 + exp(x_j))`` with ``x = v @ W + c``: the
@@ -67,6 +67,10 @@ def check_rbm_free_energy(func):
         ``func(v, W, a, c)`` with ``v`` of shape (P, n_visible) in bits, ``W``
         of shape (n_visible, n_hidden), ``a`` and ``c`` the visible and hidden
         biases; returning shape (P,).
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -113,10 +117,10 @@ def check_rbm_free_energy(func):
             with np.errstate(over="ignore"):
                 guess = mistake(v, W, a, c)
             if np.allclose(got, guess, rtol=1e-8, atol=1e-8, equal_nan=True):
-                print(text)
+                _fix(text)
                 break
         else:
-            print("The result fits no typical mistake. F(v) = -a.v - sum_j log(1 + exp(x_j)) with x = v @ W + c.")
+            _fix("The result fits no typical mistake. F(v) = -a.v - sum_j log(1 + exp(x_j)) with x = v @ W + c.")
         return False
     print(f"All {len(cases)} inputs give the right free energies (large fields too). Well done.")
     return True
@@ -181,7 +185,7 @@ _CENTROID_MISTAKES = [
 
 
 @fits_column
-def check_nearest_centroid(func):
+def check_nearest_centroid(func, *, hint=False):
     """Check ``func(train_x, train_y, x)``: the label of the nearest class mean for each row of ``x``.
 
     Compared with :func:`~bmlib.nearest_centroid_labels` on three sets of
@@ -196,6 +200,10 @@ def check_nearest_centroid(func):
         ``func(train_x, train_y, x)`` with ``train_x`` of shape (P, d),
         ``train_y`` of shape (P,) (integer labels) and ``x`` of shape (Q, d);
         returning Q labels.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -241,11 +249,11 @@ def check_nearest_centroid(func):
               f"{got[:6].astype(int).tolist()}")
         for mistake, text in _CENTROID_MISTAKES:
             if np.array_equal(got, mistake(*case)):
-                print(text)
+                _fix(text)
                 break
         else:
-            print("The result fits no typical mistake. Average each class's rows into a centroid, then give each "
-                  "row of x the label of the nearest centroid (smallest squared distance).")
+            _fix("The result fits no typical mistake. Average each class's rows into a centroid, then give each "
+                 "row of x the label of the nearest centroid (smallest squared distance).")
         return False
     print(f"All {len(cases)} inputs get the right labels (labels 3, 5, 7 and others). Well done.")
     return True

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..energy import energy
 from ..lattices import square_lattice_couplings
-from ._common import _SEED, _real, fits_column
+from ._common import _SEED, _fix, _real, fits_column
 
 # ----------------------------------------------------------------------------
 # The chapter "The Ising model": the energy of a lattice configuration
@@ -91,7 +91,7 @@ def _show_grid(k, grid, J, h):
 
 
 @fits_column
-def check_lattice_energy(func):
+def check_lattice_energy(func, *, hint=False):
     """Check a reader's ``func(grid, J, h)``: the energy of a spin configuration on a periodic square lattice.
 
     The function must return the total energy
@@ -108,6 +108,10 @@ def check_lattice_energy(func):
     func : callable
         ``func(grid, J, h)`` with ``grid`` an int array of shape (rows, cols)
         and ``J``, ``h`` floats; returns a number.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -155,10 +159,10 @@ def check_lattice_energy(func):
     rows, texts = _lattice_mistakes(cases)
     for name, text in texts.items():
         if np.allclose(got, [row[name] for row in rows], atol=1e-8):
-            print(text)
+            _fix(text)
             return False
-    print("The results do not fit a simple pattern. Each site has one bond to its right neighbour and one to "
-          "its lower neighbour (wrapping around the edges); add -J s_i s_j for those, and -h s_i for each site.")
+    _fix("The results do not fit a simple pattern. Each site has one bond to its right neighbour and one to "
+         "its lower neighbour (wrapping around the edges); add -J s_i s_j for those, and -h s_i for each site.")
     return False
 
 
@@ -191,13 +195,17 @@ _BINDER_MISTAKES = [
 
 
 @fits_column
-def check_binder_cumulant(func):
+def check_binder_cumulant(func, *, hint=False):
     """Check ``func(m) -> U``, the Binder cumulant of magnetization samples ``m``.
 
     Parameters
     ----------
     func : callable
         ``func(m)`` with ``m`` of shape (n_samples, n_chains), returning one number.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -225,10 +233,10 @@ def check_binder_cumulant(func):
               f"your function gave {got:.4f}")
         for mistake, text in _BINDER_MISTAKES:
             if abs(got - mistake(m)) <= 1e-9:
-                print(text)
+                _fix(text)
                 break
         else:
-            print("The result fits no typical mistake. U = 1 - <m^4> / (3 <m^2>^2), the averages "
+            _fix("The result fits no typical mistake. U = 1 - <m^4> / (3 <m^2>^2), the averages "
                   "over all samples of all chains.")
         return False
     print(f"All {len(cases)} series give the right cumulant (ordered, disordered, in between). Well done.")
@@ -274,7 +282,7 @@ _SUSCEPTIBILITY_MISTAKES = [
 
 
 @fits_column
-def check_susceptibility(func):
+def check_susceptibility(func, *, hint=False):
     """Check ``func(m, n_units, T) -> chi``, the susceptibility per spin from magnetization samples.
 
     The book's definition: ``chi = n_units (<m^2> - <|m|>^2) / T``, the
@@ -287,6 +295,10 @@ def check_susceptibility(func):
         ``func(m, n_units, T)`` with ``m`` of shape (n_samples, n_chains)
         (magnetization per spin), the number of spins and the temperature;
         returning one number.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -315,10 +327,10 @@ def check_susceptibility(func):
               f"expected chi = {expected:.4f}, your function gave {got:.4f}")
         for mistake, text in _SUSCEPTIBILITY_MISTAKES:
             if abs(got - mistake(m, n, T)) <= 1e-9 * max(1.0, abs(got)):
-                print(text)
+                _fix(text)
                 break
         else:
-            print("The result fits no typical mistake. chi = n_units (<m^2> - <|m|>^2) / T, the averages "
+            _fix("The result fits no typical mistake. chi = n_units (<m^2> - <|m|>^2) / T, the averages "
                   "over all samples of all chains.")
         return False
     print(f"All {len(cases)} series give the right susceptibility (ordered, disordered, in between). Well done.")

@@ -6,7 +6,7 @@ import numpy as np
 from ..exact import boltzmann_distribution
 from ..learning.machine import BoltzmannMachine
 from ..states import all_states
-from ._common import _SEED, _call, _clean, _models, _real, fits_column
+from ._common import _SEED, _call, _clean, _fix, _models, _real, fits_column
 
 # --- the gradient of the mean log-likelihood (chapter "The learning rule") ------------------------
 
@@ -79,7 +79,7 @@ def _call_gradient(func, case, k):
 
 
 @fits_column
-def check_gradient_function(func):
+def check_gradient_function(func, *, hint=False):
     """Check a reader's exact gradient of the mean log-likelihood of a machine without hidden units.
 
     The function is called as ``func(W, b, data, T, units)`` and must return
@@ -103,6 +103,10 @@ def check_gradient_function(func):
         ``func(W, b, data, T, units)`` with ``W`` of shape (n, n), ``b`` of
         shape (n,), ``data`` of shape (P, n), ``T`` a float and ``units``
         ``"spins"`` or ``"bits"``.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -168,7 +172,7 @@ def check_gradient_function(func):
                    for g, (_, _, md, mm), (_, _, _, T, _) in zip(got, parts, cases)):
                 found.append(text)
                 break
-    print("\n".join(found) or "The errors fit no typical mistake. Average s_i s_j over the data and over "
-                              "the model's distribution (every state, weighted by p(s)), subtract, divide by T, "
-                              "and set the diagonal to 0; db is the same with s_i.")
+    _fix("\n".join(found) or "The errors fit no typical mistake. Average s_i s_j over the data and over "
+                             "the model's distribution (every state, weighted by p(s)), subtract, divide by T, "
+                             "and set the diagonal to 0; db is the same with s_i.")
     return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ._common import _SEED, _call, _clean, _real, fits_column
+from ._common import _SEED, _call, _clean, _fix, _real, fits_column
 
 # --- one sweep of the mean-field equations (chapter "The deterministic Boltzmann machine") --------
 
@@ -113,7 +113,7 @@ def _show_oscillation(func):
 
 
 @fits_column
-def check_mean_field_sweep(func):
+def check_mean_field_sweep(func, *, hint=False):
     """Check a reader's sweep of the naive mean-field equations for spins, ``func(m, W, b, T, damping)``.
 
     One sweep visits the units in order ``0, 1, ..., n-1`` and sets each to
@@ -136,6 +136,10 @@ def check_mean_field_sweep(func):
     func : callable
         ``func(m, W, b, T, damping)`` with ``m`` of shape (n,), ``W`` (n, n),
         ``b`` (n,), ``T`` and ``damping`` floats; returns the new ``m``.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -191,18 +195,20 @@ def check_mean_field_sweep(func):
                     matches.append((wrong, rule, schedule, damp))
     if not matches:
         if all(set(np.unique(g)) <= {-1.0, 1.0} for g in got):
-            print("Your sweep returns only -1 and +1. Mean field is deterministic and keeps averages: "
-                  "m_i = tanh(h_i / T), strictly between -1 and 1 (a random +-1 is a heat-bath sample).")
+            print("Your sweep returns only -1 and +1.")
+            _fix("Mean field is deterministic and keeps averages: "
+                 "m_i = tanh(h_i / T), strictly between -1 and 1 (a random +-1 is a heat-bath sample).")
         else:
-            print("The results fit no typical mistake. For i = 0, ..., n-1 in turn: h_i = W[i] @ m + b[i] with the "
-                  "current m, then m[i] = damping * m[i] + (1 - damping) * tanh(h_i / T).")
+            _fix("The results fit no typical mistake. For i = 0, ..., n-1 in turn: h_i = W[i] @ m + b[i] with the "
+                 "current m, then m[i] = damping * m[i] + (1 - damping) * tanh(h_i / T).")
         return False
     _, rule, schedule, damp = min(matches)
     if rule != "right":
-        print(_SWEEP_RULE_TEXT[rule])
+        _fix(_SWEEP_RULE_TEXT[rule])
     if damp != "right":
-        print(_SWEEP_DAMPING_TEXT[damp])
+        _fix(_SWEEP_DAMPING_TEXT[damp])
     if schedule == "parallel":
-        print(_SWEEP_PARALLEL_TEXT)
-        _show_oscillation(func)
+        _fix(_SWEEP_PARALLEL_TEXT)
+        if hint:
+            _show_oscillation(func)
     return False

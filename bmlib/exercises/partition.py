@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._importance import log_mean_exp
-from ._common import _SEED, _call, _clean, _real, fits_column
+from ._common import _SEED, _call, _clean, _fix, _real, fits_column
 
 # --- log-mean-exp and the mean-field bound (chapter "The normalizing constant Z") --------------------
 
@@ -58,7 +58,7 @@ _LOG_MEAN_EXP_MISTAKES = [
 
 
 @fits_column
-def check_log_mean_exp(func):
+def check_log_mean_exp(func, *, hint=False):
     """Check a reader's ``func(log_w)``: the log of the mean of the weights ``exp(log_w)``, without overflow.
 
     ``log(mean(exp(log_w)))`` is what importance sampling and AIS return as
@@ -74,6 +74,10 @@ def check_log_mean_exp(func):
     ----------
     func : callable
         ``func(log_w)`` with ``log_w`` of shape (N,), returning a number.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -120,16 +124,17 @@ def check_log_mean_exp(func):
     for mistake, text in _LOG_MEAN_EXP_MISTAKES:
         matches = np.isclose(got, [mistake(x) for x in cases], rtol=1e-12, atol=1e-9)
         if matches.all():
-            print(text)
+            _fix(text)
             return False
         if matches[ordinary].all():
-            print(text + " Also, " + overflow)
+            _fix(text + " Also, " + overflow)
             return False
     if right[ordinary].all():
-        print("Right on the ordinary inputs, wrong on the large and small ones: " + overflow)
+        print("Right on the ordinary inputs (0 to 3), wrong on the large and small ones (4 to 6).")
+        _fix("On those " + overflow)
     else:
-        print("The results fit no typical mistake: the answer is log(mean(exp(log_w))), computed as "
-              "m + log(mean(exp(log_w - m))) with m the largest log weight.")
+        _fix("The results fit no typical mistake: the answer is log(mean(exp(log_w))), computed as "
+             "m + log(mean(exp(log_w - m))) with m the largest log weight.")
     return False
 
 
@@ -152,7 +157,7 @@ def _mean_field_parts(m, W, b, T):
 
 
 @fits_column
-def check_mean_field_bound(func):
+def check_mean_field_bound(func, *, hint=False):
     """Check a reader's naive mean-field lower bound ``func(m, W, b, T)`` on ``log Z`` (spins).
 
     For independent spins with means ``m`` the bound is
@@ -172,6 +177,10 @@ def check_mean_field_bound(func):
     ----------
     func : callable
         ``func(m, W, b, T)`` with ``m`` of shape (n,), ``W`` (n, n), ``b`` (n,), ``T`` a float.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -220,7 +229,7 @@ def check_mean_field_bound(func):
     W_text = np.array2string(W, precision=2, separator=", ", prefix="  W = ")
     print(f"Input {k} (spins, n = {len(m)}, T = {T:g}):\n  m = {_clean(m)}\n  W = {W_text}\n  b = {_clean(b)}")
     print(f"  expected Phi(m) = {expected[k]:.6f}, your function gave {got[k]:.6g} (exact log Z = {log_z[k]:.6f})")
-    print(_diagnose_mean_field(got, parts, np.array([T for *_, T in cases])))
+    _fix(_diagnose_mean_field(got, parts, np.array([T for *_, T in cases])))
     above = np.flatnonzero(got > log_z + 1e-9)
     if above.size:
         print(f"Your value lies ABOVE the exact log Z for {above.size} of {len(cases)} inputs, so it is no "

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
 from ..energy import local_fields
-from ._common import _SEED, _models, _real, _shape, _show_input, fits_column
+from ._common import _SEED, _fix, _models, _real, _shape, _show_input, fits_column
 
 # --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------
 
@@ -90,7 +90,7 @@ def _heat_bath_values(func, case, k):
 
 
 @fits_column
-def check_heat_bath_update(func):
+def check_heat_bath_update(func, *, hint=False):
     """Check a reader's heat-bath update of one spin against the exact conditional probability.
 
     The function is called as ``func(s, i, W, b, T, rng)`` and must return the
@@ -112,6 +112,10 @@ def check_heat_bath_update(func):
     func : callable
         ``func(s, i, W, b, T, rng)`` with ``s`` of shape (n,) (spins), ``i`` an int,
         ``W`` of shape (n, n), ``b`` of shape (n,), ``T`` a float.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -167,11 +171,11 @@ def check_heat_bath_update(func):
           f"of {_HEAT_BATH_CALLS} calls")
     for mistake, text in _HEAT_BATH_MISTAKES:
         if fits(mistake(s_i, h, b_i, T)).all():
-            print(text)
+            _fix(text)
             break
     else:
-        print("The frequencies fit no typical mistake. Compute h_i = sum_j w_ij s_j + b_i, then "
-              "p = 1 / (1 + exp(-2 h_i / T)), and return +1 if rng.random() < p, else -1.")
+        _fix("The frequencies fit no typical mistake. Compute h_i = sum_j w_ij s_j + b_i, then "
+             "p = 1 / (1 + exp(-2 h_i / T)), and return +1 if rng.random() < p, else -1.")
     return False
 
 
@@ -208,7 +212,7 @@ def _moment_mistakes(W, b, T):
 
 
 @fits_column
-def check_energy_moments(func):
+def check_energy_moments(func, *, hint=False):
     """Check ``func(W, b, T) -> (mean_energy, energy_variance)`` against the exact values.
 
     The exercise computes both from ``bm.log_partition`` alone, by finite
@@ -220,6 +224,10 @@ def check_energy_moments(func):
     ----------
     func : callable
         ``func(W, b, T)`` for spins, returning two numbers.
+    hint : bool
+        False (the default): on a failure, print the failing input, what was
+        expected and what came back, but not the fix. True: also name the
+        likely mistake and how to fix it.
 
     Returns
     -------
@@ -258,9 +266,9 @@ def check_energy_moments(func):
             if abs(got - right) <= 1e-4 * scale:
                 continue
             named += [text for wrong, text in mistakes if abs(got - wrong) <= 1e-3 * max(1.0, abs(wrong))][:1]
-        print("\n".join(named) or "The numbers fit no typical mistake. With f(beta) = log Z at T = 1/beta: "
-              "<E> = -(f(beta + d) - f(beta - d)) / (2 d) and "
-              "Var E = (f(beta + d) - 2 f(beta) + f(beta - d)) / d^2, with d near 1e-4.")
+        _fix("\n".join(named) or "The numbers fit no typical mistake. With f(beta) = log Z at T = 1/beta: "
+             "<E> = -(f(beta + d) - f(beta - d)) / (2 d) and "
+             "Var E = (f(beta + d) - 2 f(beta) + f(beta - d)) / d^2, with d near 1e-4.")
         return False
     print(f"All {len(cases)} models give the right <E> and Var E (T = 0.5, 1 and 2). Well done.")
     return True
