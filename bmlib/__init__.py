@@ -104,7 +104,7 @@ from .image_study import (
     rbm_learning_curves,
 )
 from .rbm_exact import rbm_log_partition
-from .rbm_tempering import rbm_parallel_tempering
+from .rbm_tempering import RBMTemperingResult, rbm_parallel_tempering
 from .sampling import (
     ChiSquareResult,
     CriticalSlowing,
@@ -274,6 +274,7 @@ __all__ = [
     "RecallCurve",
     "RBM",
     "RBMGradient",
+    "RBMTemperingResult",
     "SampleResult",
     "SampledStatistics",
     "CriticalSlowing",

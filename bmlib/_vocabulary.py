@@ -260,6 +260,7 @@ WORDS = {
     "dof": "degrees of freedom",
     "p_value": "p-value",
     "free_energy": "free energy F",
+    "free_energies": "free energies F_T(v) of visible states, the hidden units summed out",
     "mean_energy": "mean energy <E>",
     "entropy": "entropy S",
     "heat_capacity": "heat capacity C",

@@ -19,6 +19,9 @@ RBM's sweep and exchange ratio. Explained in the chapter "Learning real images".
 """
 from __future__ import annotations
 
+import warnings
+from typing import NamedTuple
+
 import numpy as np
 
 from ._checks import check_count, check_instance, check_memory
@@ -26,6 +29,35 @@ from ._random import as_generator
 from ._threads import thin_blas
 from .learning.rbm import RBM
 from .sampling.tempering import check_ladder, exchange_rounds
+
+
+class RBMTemperingResult(NamedTuple):
+    """The samples of an RBM parallel-tempering run (see :func:`rbm_parallel_tempering`).
+
+    As :class:`~bmlib.TemperingResult`, field for field, but what is
+    recorded beside each visible state is its free energy ``F_{T_k}(v)``
+    (the hidden units summed out), not an energy: hence ``free_energies``.
+    ``energies``, the name in 1.0, still reads it, with a DeprecationWarning.
+    """
+
+    temperatures: np.ndarray
+    """The temperatures, increasing, shape (K,)."""
+    samples: np.ndarray
+    """Visible states kept after each round, shape (n_samples, K, n_visible), int8."""
+    free_energies: np.ndarray
+    """Their free energies ``F_{T_k}(v) = -T_k log sum_h exp(-E(v, h) / T_k)``, shape (n_samples, K)."""
+    swap_acceptance: np.ndarray
+    """Fraction of accepted swaps between temperatures k and k+1, shape (K - 1,)."""
+    replica_temperature: np.ndarray
+    """Index of the temperature each replica holds after each round, shape (n_samples, K)."""
+
+    @property
+    def energies(self):
+        """The 1.0 name of :attr:`free_energies` (deprecated: they are free energies, not energies)."""
+        warnings.warn("RBMTemperingResult.energies is now free_energies (they are the visible states' free "
+                      "energies F_T(v), not energies); energies is accepted until bmlib 2.0",
+                      DeprecationWarning, stacklevel=2)
+        return self.free_energies
 
 
 @thin_blas
@@ -52,9 +84,9 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
 
     Returns
     -------
-    TemperingResult
+    RBMTemperingResult
         ``samples`` of shape (n_samples, K, n_visible), int8: the visible
-        state at each temperature; ``energies``: the free energy
+        state at each temperature; ``free_energies``: the free energy
         ``F_{T_k}(v)`` of each; ``swap_acceptance`` per neighbouring pair;
         ``replica_temperature``: the temperature index each replica holds
         after each round.
@@ -107,4 +139,5 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
         log_ratio = (-(F_k_of_next / T[k]) - F_next_of_k / T[k + 1]) + (F[k] / T[k] + F[k + 1] / T[k + 1])
         return log_ratio, F_k_of_next, F_next_of_k
 
-    return exchange_rounds(T, V, sweep, free_energies, exchange, n_samples=n_samples, burn_in=burn_in, gen=gen)
+    run = exchange_rounds(T, V, sweep, free_energies, exchange, n_samples=n_samples, burn_in=burn_in, gen=gen)
+    return RBMTemperingResult(*run)

@@ -462,6 +462,7 @@ NOT_FUZZED = {
     "SparseMagnetization": "result record (made by sparse_magnetization, fuzzed)",
     "HeldOutCurve": "result record (made by held_out_curves, fuzzed)",
     "TemperingResult": "result record (made by parallel_tempering, fuzzed)",
+    "RBMTemperingResult": "result record (made by rbm_parallel_tempering, fuzzed)",
     "CriticalSlowing": "result record (made by critical_slowing_down, fuzzed)",
     "RBMLearningCurve": "result record (made by rbm_learning_curves, fuzzed)",
     "FreeEnergy": "result record (made by exact_free_energy, fuzzed)",

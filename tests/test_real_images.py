@@ -56,13 +56,13 @@ def test_tempering_crosses_a_barrier_that_one_chain_does_not():
     assert switches < np.sum(both_on[1:] != both_on[:-1]) / 4
 
 
-def test_tempering_energies_are_the_free_energies_and_the_path_is_a_permutation():
+def test_tempering_free_energies_are_the_replicas_free_energies_and_the_path_is_a_permutation():
     rbm = _strong_rbm("bits")
     run = bm.rbm_parallel_tempering(rbm, [1.0, 2.0], n_samples=50, rng=2)
     for k, T in enumerate([1.0, 2.0]):
         replica = rbm.copy()
         replica.T = T
-        np.testing.assert_allclose(run.energies[:, k], replica.free_energy(run.samples[:, k]))
+        np.testing.assert_allclose(run.free_energies[:, k], replica.free_energy(run.samples[:, k]))
     assert np.all(np.sort(run.replica_temperature, axis=1) == [0, 1])
 
 
@@ -248,3 +248,16 @@ def test_checkers_report_a_missing_return(capsys):
     assert not bm.check_rbm_free_energy(lambda v, W, a, c: None)
     assert not bm.check_nearest_centroid(lambda train_x, train_y, x: None)
     assert "returned None" in capsys.readouterr().out
+
+
+def test_rbm_tempering_records_free_energies_and_the_old_name_still_reads_them():
+    # The RBM version records F_T(v), not E(v, h): the field says so. 1.0's name works, with a warning.
+    rbm = bm.RBM(3, 2, W=[[1.0, -0.5], [0.3, 0.8], [-1.0, 0.2]], units="bits")
+    run = bm.rbm_parallel_tempering(rbm, [1.0, 2.0], n_samples=5, burn_in=0, rng=0)
+    for k, T in enumerate([1.0, 2.0]):
+        at_T = bm.RBM(3, 2, W=rbm.W, units="bits", T=T)
+        np.testing.assert_allclose(run.free_energies[:, k], at_T.free_energy(run.samples[:, k]), rtol=1e-12)
+    with pytest.warns(DeprecationWarning, match="energies is now free_energies"):
+        np.testing.assert_array_equal(run.energies, run.free_energies)
+    temperatures, samples, free_energies, swaps, path = run  # unpacks as in 1.0
+    assert free_energies is run.free_energies
