@@ -143,9 +143,14 @@ def _draw_network(ax, W, b=None, s=None, show_values=None):
             placed.append(spot)
             ax.text(*spot, f"{value:g}", color=colour, fontsize=FONT_SIZE - 1,
                     ha="center", va="center", backgroundcolor="white", zorder=2)
+        # A bias label starts just outside its unit's circle and runs away from the network, an
+        # offset in points, so that it clears the circle at any panel size (the widget's is small).
         for k in np.flatnonzero(b if b is not None else []):
-            ax.text(*(1.4 * xy[k]), f"b={b[k]:g}", color=POSITIVE if b[k] > 0 else NEGATIVE,
-                    fontsize=FONT_SIZE, ha="center", va="center")
+            x, y = xy[k]
+            ax.annotate(f"b={b[k]:g}", xy[k], xytext=(15 * x, 15 * y), textcoords="offset points",
+                        color=POSITIVE if b[k] > 0 else NEGATIVE, fontsize=FONT_SIZE,
+                        ha="center" if abs(x) < 0.3 else "left" if x > 0 else "right",
+                        va="center" if abs(y) < 0.3 else "bottom" if y > 0 else "top")
     ax.set(xlim=(-1.75, 1.75), ylim=(-1.75, 1.75), aspect="equal")
     ax.axis("off")
     ax.text(0.03, 0.04, "w > 0", color=POSITIVE, fontsize=FONT_SIZE - 1, transform=ax.transAxes)
