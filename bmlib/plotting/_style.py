@@ -102,6 +102,13 @@ def _tidy(ax):
     ax.spines[["top", "right"]].set_visible(False)
 
 
+#: Where a weight label may sit along its edge (0 and 1 are the two units), in order of
+#: preference, and how far (in units of the circle's radius) it must keep from the units and
+#: from the labels placed before it.
+_LABEL_SPOTS = (0.3, 0.7, 0.4, 0.6, 0.5)
+_LABEL_CLEARANCE = 0.32
+
+
 def _draw_network(ax, W, b=None, s=None, show_values=None):
     """Units on a circle, edges coloured by the sign of w_ij, width by |w_ij|.
 
@@ -125,13 +132,25 @@ def _draw_network(ax, W, b=None, s=None, show_values=None):
         ax.text(*xy[k], str(k), color="white" if on[k] else UNIT_ON, fontsize=FONT_SIZE + 1,
                 ha="center", va="center", zorder=4)
     if show_values:
-        # Weight labels sit off the middle of their edge so crossing diagonals stay readable.
+        # Each weight label sits on its own edge, at the first of a few places along it that
+        # keeps clear of the units and of the labels placed before it: crossing diagonals meet
+        # in the middle, so their labels cannot all sit there.
+        placed = list(xy)
         for a, c, value, colour in zip(i, j, w, colours):
-            ax.text(*(0.6 * xy[a] + 0.4 * xy[c]), f"{value:g}", color=colour, fontsize=FONT_SIZE,
+            spots = [(1 - t) * xy[a] + t * xy[c] for t in _LABEL_SPOTS]
+            clear = [min(np.hypot(*(spot - q)) for q in placed) for spot in spots]
+            spot = next((p for p, d in zip(spots, clear) if d >= _LABEL_CLEARANCE), spots[int(np.argmax(clear))])
+            placed.append(spot)
+            ax.text(*spot, f"{value:g}", color=colour, fontsize=FONT_SIZE - 1,
                     ha="center", va="center", backgroundcolor="white", zorder=2)
+        # A bias label starts just outside its unit's circle and runs away from the network, an
+        # offset in points, so that it clears the circle at any panel size (the widget's is small).
         for k in np.flatnonzero(b if b is not None else []):
-            ax.text(*(1.4 * xy[k]), f"b={b[k]:g}", color=POSITIVE if b[k] > 0 else NEGATIVE,
-                    fontsize=FONT_SIZE, ha="center", va="center")
+            x, y = xy[k]
+            ax.annotate(f"b={b[k]:g}", xy[k], xytext=(15 * x, 15 * y), textcoords="offset points",
+                        color=POSITIVE if b[k] > 0 else NEGATIVE, fontsize=FONT_SIZE,
+                        ha="center" if abs(x) < 0.3 else "left" if x > 0 else "right",
+                        va="center" if abs(y) < 0.3 else "bottom" if y > 0 else "top")
     ax.set(xlim=(-1.75, 1.75), ylim=(-1.75, 1.75), aspect="equal")
     ax.axis("off")
     ax.text(0.03, 0.04, "w > 0", color=POSITIVE, fontsize=FONT_SIZE - 1, transform=ax.transAxes)
