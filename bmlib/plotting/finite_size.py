@@ -27,6 +27,9 @@ from ._words import describe, number, ranked, span
 def plot_binder_crossing(temperatures, scans):
     """Binder cumulant against temperature for several lattice sizes: the curves cross near T_c.
 
+    When the crossings of neighbouring sizes lie within half the range of
+    temperatures, an inset magnifies the grid points that bracket them. Explained in the chapter "The Ising model".
+
     Parameters
     ----------
     temperatures : array_like of shape (k,)

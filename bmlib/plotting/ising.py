@@ -364,7 +364,7 @@ def plot_phase_transition(temperatures, scan, L, J=1.0):
     Onsager's curve (infinite lattice) and Kaufman's (the simulated
     ``L x L`` torus); the specific heat per spin with Kaufman's curves for
     ``L x L`` and a 512 x 512 torus; and the autocorrelation times of ``|m|``
-    and ``e``. The dotted line is ``T_c``. Explained in the chapter
+    and ``e``, point estimates without error bars. The dotted line is ``T_c``. Explained in the chapter
     "The Ising model".
 
     Parameters
