@@ -383,7 +383,7 @@ def test_susceptibility_scaling_draws_the_peaks_and_a_line_of_the_given_slope():
 
 
 def test_peak_ties_go_to_the_lowest_temperature():
-    from bmlib.plotting.ising import _peak
+    from bmlib.plotting.finite_size import _peak
 
     T = np.array([2.0, 2.5, 3.0])
     estimate = bm.sampling.Estimate(np.array([1.0, 3.0, 3.0]), np.array([0.1, 0.2, 0.3]), np.ones(3))

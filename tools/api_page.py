@@ -33,8 +33,9 @@ SECTIONS = [
       "bmlib.sampling.tempering",
       "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling", "bmlib.exercises.gibbs"]),
     ("The Ising model", "ising",
-     ["bmlib.lattices", "bmlib.ising_exact", "bmlib.kaufman", "bmlib.sampling.observables", "bmlib.sampling.clusters",
-      "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
+     ["bmlib.lattices", "bmlib.ising_exact", "bmlib.kaufman", "bmlib.sampling.observables",
+      "bmlib.plotting.ising", "bmlib.plotting.finite_size", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
+    ("Beyond single flips", "beyond_single_flips", ["bmlib.sampling.clusters"]),
     ("Learning", "learning_rule",
      ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.history", "bmlib.learning.statistics",
       "bmlib.learning.held_out", "bmlib.datasets",
@@ -57,6 +58,7 @@ SECTIONS = [
 # Names whose home is not their module's chapter, and constants (which have no module).
 PLACED = {
     "SquareLattice": "ising",
+    "plot_critical_slowing": "beyond_single_flips",
     "curie_weiss_couplings": "deterministic",
     "MAX_EXACT_UNITS": "boltzmann_gibbs",
     "MAX_TABLE_UNITS": "boltzmann_gibbs",

@@ -26,14 +26,8 @@ from ._style import (
 from .energy import plot_descent, plot_energy_landscape, plot_hebbian_recall, plot_network
 from .hidden import plot_encoder_codes, plot_estimated_statistics, plot_hidden_mixture, plot_log_likelihood_curves
 from .images import plot_filters, plot_inpainting, plot_rbm_learning_curves
-from .ising import (
-    plot_binder_crossing,
-    plot_coupling_matrices,
-    plot_critical_slowing,
-    plot_lattices,
-    plot_phase_transition,
-    plot_susceptibility_scaling,
-)
+from .finite_size import plot_binder_crossing, plot_critical_slowing, plot_susceptibility_scaling
+from .ising import plot_coupling_matrices, plot_lattices, plot_phase_transition
 from .learning import plot_held_out_curves, plot_moment_match, plot_pixel_images, plot_training_history
 from .meanfield import plot_mean_field_accuracy, plot_self_consistency
 from .partition import plot_log_z_cost, plot_log_z_errors

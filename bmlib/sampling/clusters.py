@@ -22,7 +22,7 @@ Here the clusters of all chains grow together, one shell of neighbours at a
 time: each step of the loop looks up the four neighbours of the newest
 sites (the frontier) of every chain in a neighbour table, so its cost is the
 size of the frontiers and not of the lattices. Explained in the chapter
-"The Ising model".
+"Beyond single flips".
 """
 from __future__ import annotations
 
