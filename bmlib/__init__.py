@@ -21,15 +21,15 @@ import importlib
 from ._warnings import brief_warnings
 from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
 from .bethe import BetheResult, belief_propagation
-from .datasets import (
+from .models.datasets import (
     TEN_PIXEL_PROTOTYPES,
     bars_and_stripes,
     encoder_patterns,
     parity_patterns,
     ten_pixel_images,
 )
-from .descent import DescentPath, energy_descent
-from .digit_images import Digits, digits
+from .models.descent import DescentPath, energy_descent
+from .models.digit_images import Digits, digits
 from .elimination import (
     EliminationPlan,
     SparseMagnetization,
@@ -40,7 +40,7 @@ from .elimination import (
     sparse_magnetization,
     sparse_moments,
 )
-from .energy import energy, flip_energy_changes, is_stable, local_fields
+from .models.energy import energy, flip_energy_changes, is_stable, local_fields
 from .exact import (
     boltzmann_distribution,
     clamped_log_partition,
@@ -50,9 +50,9 @@ from .exact import (
     log_partition,
 )
 from .free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
-from .hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
+from .models.hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
 from .inverse_ising import mean_field_inverse_ising
-from .io import load_model, save_model
+from .models.io import load_model, save_model
 from .ising_exact import (
     chain_log_partition,
     critical_temperature,
@@ -61,7 +61,7 @@ from .ising_exact import (
     yang_magnetization,
 )
 from .kaufman import kaufman_energy_per_spin, kaufman_log_partition, kaufman_specific_heat_per_spin
-from .lattices import (
+from .models.lattices import (
     chain_couplings,
     curie_weiss_couplings,
     edwards_anderson_couplings,
@@ -134,7 +134,7 @@ from .sampling import (
     wolff_sample,
     wolff_sweeps,
 )
-from .states import (
+from .models.states import (
     MAX_TABLE_UNITS,
     all_states,
     state_index,

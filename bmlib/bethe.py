@@ -58,7 +58,7 @@ from ._checks import (
 )
 from ._random import as_generator
 from ._ties import first_best
-from .states import to_spins_parameters
+from .models.states import to_spins_parameters
 
 _LN2 = float(np.log(2.0))
 #: Cavity field of the biased starts: each unit starts believing in its sign with odds e^4 : 1.

@@ -40,7 +40,7 @@ from ._elimination_plan import (
     _unit_limit,
 )
 from .elimination import sparse_log_partition
-from .states import MAX_TABLE_UNITS, _states_of_index, all_states
+from .models.states import MAX_TABLE_UNITS, _states_of_index, all_states
 
 _TRAILING_UNITS = 14
 _CHUNK_STATES = 2**21  # 16 MiB of float64 per chunk

@@ -2,7 +2,7 @@
 
 The model is ``E(s) = -J sum_<ij> s_i s_j - h sum_i s_i`` with spins
 ``s_i = +-1`` at temperature ``T``; in bmlib's form it is ``W`` from
-:mod:`bmlib.lattices` and ``b = h * ones``. Throughout, ``K = J / T``.
+:mod:`bmlib.models.lattices` and ``b = h * ones``. Throughout, ``K = J / T``.
 
 ==================================  ==================================================
 chain_log_partition                 1-D chain, any field, open or periodic (transfer matrix)

@@ -78,7 +78,7 @@ from ._checks import (
 )
 from ._random import as_generator
 from ._ties import first_best
-from .states import to_spins_parameters
+from .models.states import to_spins_parameters
 
 _SCANS = ("sequential", "parallel")
 #: Starting means of the "biased" starts: close to +-1, but not at it, so the

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-import bmlib.digit_images as digits_module
+import bmlib.models.digit_images as digits_module
 
 
 def test_sizes_split_and_units():

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..exact import boltzmann_distribution
 from ..learning.machine import BoltzmannMachine
-from ..states import all_states
+from ..models.states import all_states
 from ._common import _SEED, _call, _clean, _models, _real, fits_column
 
 # --- the gradient of the mean log-likelihood (chapter "The learning rule") ------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ..energy import local_fields
+from ..models.energy import local_fields
 from ._common import _SEED, _models, _real, _shape, _show_input, fits_column
 
 # --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------

@@ -33,7 +33,7 @@ from .._checks import (
 )
 from .._random import as_generator
 from ..exact import exact_moments
-from ..lattices import curie_weiss_couplings
+from ..models.lattices import curie_weiss_couplings
 from ..learning.machine import BoltzmannMachine
 from ..meanfield import naive_mean_field, tap_mean_field
 from ._style import (

@@ -35,7 +35,7 @@ from ..sampling.transition import (
     state_frequencies,
     total_variation,
 )
-from ..states import all_states
+from ..models.states import all_states
 from ._style import (
     FONT_SIZE,
     HIGHLIGHT,

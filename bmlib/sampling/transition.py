@@ -52,9 +52,9 @@ from .._checks import (
     row_blocks,
 )
 from .._random import as_generator
-from ..energy import flip_energy_changes
+from ..models.energy import flip_energy_changes
 from ..exact import boltzmann_distribution
-from ..states import MAX_TABLE_UNITS, all_states
+from ..models.states import MAX_TABLE_UNITS, all_states
 from .chains import sample
 from .rules import rule_name
 from .schedules import greedy_colouring

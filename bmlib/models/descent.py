@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._deprecation import renamed
-from ._checks import LEVELS, check_count, check_memory, check_model, check_states, check_units, infer_units
-from ._random import as_generator
-from ._ties import zero_field_tolerance
+from .._deprecation import renamed
+from .._checks import LEVELS, check_count, check_memory, check_model, check_states, check_units, infer_units
+from .._random import as_generator
+from .._ties import zero_field_tolerance
 from .energy import _scale_exponent, _scaled, energy
 
 
@@ -61,7 +61,7 @@ def energy_descent(s, W, b=None, units=None, scan="sequential", max_iter=1000, r
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
-        rule in :mod:`bmlib.states`), so its units descend to -1, not to 0:
+        rule in :mod:`bmlib.models.states`), so its units descend to -1, not to 0:
         pass ``units="bits"`` for bits.
     scan : {"sequential", "random"}
         Visit units 0, 1, ..., n-1 in every sweep, or in a fresh random order.

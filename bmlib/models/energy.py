@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from ._checks import block_bytes, check_memory, check_model, check_state_batch, row_blocks
-from ._ties import zero_field_tolerance
+from .._checks import block_bytes, check_memory, check_model, check_state_batch, row_blocks
+from .._ties import zero_field_tolerance
 
 #: Partial sums of ``s^T W s`` and ``s W + b`` are bounded by ``(n**2 + n) max(|W|, |b|)``; when
 #: that bound passes this value (about 1e301) the sums could overflow where the result is
@@ -139,7 +139,7 @@ def energy(s, W, b=None, units=None):
     units : {"spins", "bits"}, optional
         If given, ``s`` must be in these units; if omitted, ``s`` may be either
         (but not a mixture), and an all-ones state reads as spins (the rule in
-        :mod:`bmlib.states`; the energy is the same in both).
+        :mod:`bmlib.models.states`; the energy is the same in both).
 
     Returns
     -------
@@ -172,7 +172,7 @@ def local_fields(s, W, b=None, units=None):
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
-        rule in :mod:`bmlib.states`; the fields are the same in both).
+        rule in :mod:`bmlib.models.states`; the fields are the same in both).
 
     Returns
     -------
@@ -201,7 +201,7 @@ def flip_energy_changes(s, W, b=None, units=None):
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
-        rule in :mod:`bmlib.states`): ``[1, 1, 1]`` flips to -1, not to 0.
+        rule in :mod:`bmlib.models.states`): ``[1, 1, 1]`` flips to -1, not to 0.
 
     Returns
     -------
@@ -228,7 +228,7 @@ def is_stable(s, W, b=None, units=None):
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
-        rule in :mod:`bmlib.states`).
+        rule in :mod:`bmlib.models.states`).
 
     Returns
     -------

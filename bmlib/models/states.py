@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     block_bytes,
     check_count,
     check_memory,
@@ -96,7 +96,7 @@ def state_index(states, units=None):
         Spins (-1/+1) or bits (0/1); ``n <= 62``.
     units : {"spins", "bits"}, optional
         Inferred from the values if omitted; all ones reads as spins (the rule
-        in :mod:`bmlib.states`), which gives the same index here.
+        in :mod:`bmlib.models.states`), which gives the same index here.
 
     Returns
     -------
