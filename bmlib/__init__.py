@@ -30,7 +30,7 @@ from .models.datasets import (
 )
 from .models.descent import DescentPath, energy_descent
 from .models.digit_images import Digits, digits
-from .elimination import (
+from .exact.elimination import (
     EliminationPlan,
     SparseMagnetization,
     SparseMoments,
@@ -41,26 +41,20 @@ from .elimination import (
     sparse_moments,
 )
 from .models.energy import energy, flip_energy_changes, is_stable, local_fields
-from .exact import (
-    boltzmann_distribution,
-    clamped_log_partition,
-    clamped_moments,
-    exact_energy_moments,
-    exact_moments,
-    log_partition,
-)
-from .free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
+from .exact.enumeration import boltzmann_distribution, exact_energy_moments, exact_moments, log_partition
+from .exact.clamped import clamped_log_partition, clamped_moments
+from .exact.free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
 from .models.hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
 from .inverse_ising import mean_field_inverse_ising
 from .models.io import load_model, save_model
-from .ising_exact import (
+from .exact.closed_forms import (
     chain_log_partition,
     critical_temperature,
     onsager_energy_per_spin,
     onsager_free_energy_per_spin,
     yang_magnetization,
 )
-from .kaufman import kaufman_energy_per_spin, kaufman_log_partition, kaufman_specific_heat_per_spin
+from .exact.kaufman import kaufman_energy_per_spin, kaufman_log_partition, kaufman_specific_heat_per_spin
 from .models.lattices import (
     chain_couplings,
     curie_weiss_couplings,

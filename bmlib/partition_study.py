@@ -35,7 +35,7 @@ from ._checks import (
 )
 from ._random import as_generator
 from ._threads import thin_blas
-from .exact import exact_route, log_partition
+from .exact.enumeration import exact_route, log_partition
 from .partition import log_z_bethe, log_z_mean_field, log_z_tap
 from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
 

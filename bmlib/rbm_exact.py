@@ -5,7 +5,7 @@ import numpy as np
 
 from ._checks import LEVELS, check_exact_size, check_rbm_parameters, check_temperature, check_units
 from ._threads import thin_blas
-from .exact import _BIG_EXPONENT, _BIG_PARAMETER
+from .exact.enumeration import _BIG_EXPONENT, _BIG_PARAMETER
 from .models.states import _states_of_index
 
 #: Rows of states per block times the width of the summed layer: bounds memory (16 MiB of float64).

@@ -1,4 +1,4 @@
-"""The shipped handwritten digits (bmlib/digit_images.py): the data, the split, and a damaged file refused."""
+"""The shipped handwritten digits (bmlib/models/digit_images.py): the data, the split, and a damaged file refused."""
 import shutil
 
 import numpy as np

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exact import boltzmann_distribution
+from ..exact.enumeration import boltzmann_distribution
 from ..learning.machine import BoltzmannMachine
 from ..models.states import all_states
 from ._common import _SEED, _call, _clean, _models, _real, fits_column

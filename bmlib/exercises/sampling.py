@@ -185,7 +185,7 @@ def _moment_cases():
 
 def _moment_mistakes(W, b, T):
     """Wrong means and wrong variances that plausible drafts return, each with what to say."""
-    from ..exact import exact_energy_moments
+    from ..exact.enumeration import exact_energy_moments
 
     mean, var = exact_energy_moments(W, b, T)
     means = [
@@ -232,7 +232,7 @@ def check_energy_moments(func):
     All 3 models give the right <E> and Var E (T = 0.5, 1 and 2). Well done.
     True
     """
-    from ..exact import exact_energy_moments
+    from ..exact.enumeration import exact_energy_moments
 
     cases = _moment_cases()
     for k, (W, b, T) in enumerate(cases):

@@ -18,7 +18,7 @@ from .._checks import (
 )
 from ..models.descent import DescentPath
 from ..models.energy import energy, is_stable
-from ..exact import boltzmann_distribution
+from ..exact.enumeration import boltzmann_distribution
 from ..models.states import all_states
 from ._words import count, describe, number, ranked, span
 from ._style import (

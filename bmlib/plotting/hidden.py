@@ -14,7 +14,8 @@ from .._checks import (
     check_states,
 )
 from ..models.datasets import encoder_patterns
-from ..exact import boltzmann_distribution, clamped_moments
+from ..exact.enumeration import boltzmann_distribution
+from ..exact.clamped import clamped_moments
 from ..learning.encoder import encoder_report
 from ..learning.machine import BoltzmannMachine
 from ..learning.training import TrainingHistory

@@ -32,7 +32,7 @@ from .._checks import (
     check_units,
 )
 from .._random import as_generator
-from ..exact import exact_moments
+from ..exact.enumeration import exact_moments
 from ..models.lattices import curie_weiss_couplings
 from ..learning.machine import BoltzmannMachine
 from ..meanfield import naive_mean_field, tap_mean_field

@@ -26,7 +26,7 @@ from .._checks import (
     check_temperature,
     check_units,
 )
-from ..exact import boltzmann_distribution
+from ..exact.enumeration import boltzmann_distribution
 from ..sampling.chains import SampleResult
 from ..sampling.diagnostics import _autocorrelation, _series, autocorrelation_time
 from ..sampling.transition import (
@@ -645,7 +645,7 @@ def plot_free_energy(W, b=None, temperatures=None, units="spins"):
     ['F = -T log Z', '<E>', '-T S']
     >>> plt.close(fig)
     """
-    from ..free_energy import free_energy_curves
+    from ..exact.free_energy import free_energy_curves
 
     T = np.geomspace(0.1, 20.0, 60) if temperatures is None else temperatures
     curves = free_energy_curves(W, b, T, units)

@@ -53,7 +53,7 @@ from .._checks import (
 )
 from .._random import as_generator
 from ..models.energy import flip_energy_changes
-from ..exact import boltzmann_distribution
+from ..exact.enumeration import boltzmann_distribution
 from ..models.states import MAX_TABLE_UNITS, all_states
 from .chains import sample
 from .rules import rule_name
