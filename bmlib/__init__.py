@@ -20,7 +20,7 @@ import importlib
 
 from ._warnings import brief_warnings
 from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
-from .bethe import BetheResult, belief_propagation
+from .meanfield.bethe import BetheResult, belief_propagation
 from .models.datasets import (
     TEN_PIXEL_PROTOTYPES,
     bars_and_stripes,
@@ -45,7 +45,7 @@ from .exact.enumeration import boltzmann_distribution, exact_energy_moments, exa
 from .exact.clamped import clamped_log_partition, clamped_moments
 from .exact.free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
 from .models.hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
-from .inverse_ising import mean_field_inverse_ising
+from .meanfield.inverse_ising import mean_field_inverse_ising
 from .models.io import load_model, save_model
 from .exact.closed_forms import (
     chain_log_partition,
@@ -85,7 +85,7 @@ from .learning import (
     train,
     update_jacobian,
 )
-from .meanfield import MeanFieldResult, naive_mean_field, tap_mean_field
+from .meanfield.theories import MeanFieldResult, naive_mean_field, tap_mean_field
 from .partition import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
 from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
 from .partition_study import LogZComparison, compare_log_z

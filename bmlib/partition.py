@@ -26,8 +26,8 @@ import math
 from dataclasses import dataclass, field
 
 from ._deprecation import renamed
-from .bethe import belief_propagation
-from .meanfield import naive_mean_field, tap_mean_field
+from .meanfield.bethe import belief_propagation
+from .meanfield.theories import naive_mean_field, tap_mean_field
 
 
 @dataclass(frozen=True)

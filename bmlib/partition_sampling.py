@@ -31,7 +31,7 @@ from ._checks import (
 from ._importance import ais_schedule, annealed_log_weights, weights_summary
 from ._random import as_generator
 from ._threads import thin_blas
-from .meanfield import naive_mean_field
+from .meanfield.theories import naive_mean_field
 from .partition import LogZEstimate
 from .sampling import sample
 from .sampling.kernel import check_energy_range, sweep_checked

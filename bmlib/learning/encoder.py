@@ -28,7 +28,7 @@ from .._random import as_generator
 from .._ties import first_best_along_rows
 from ..models.datasets import encoder_patterns
 from ..exact.clamped import clamped_log_partition
-from ..meanfield import naive_mean_field
+from ..meanfield.theories import naive_mean_field
 from ..models.states import all_states
 from .machine import BoltzmannMachine
 

@@ -35,7 +35,7 @@ from .._random import as_generator
 from ..exact.enumeration import exact_moments
 from ..models.lattices import curie_weiss_couplings
 from ..learning.machine import BoltzmannMachine
-from ..meanfield import naive_mean_field, tap_mean_field
+from ..meanfield.theories import naive_mean_field, tap_mean_field
 from ._style import (
     FONT_SIZE,
     HIGHLIGHT,

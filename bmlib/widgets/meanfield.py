@@ -27,7 +27,7 @@ from .._checks import (
 from .._ties import order_with_ties
 from ..models.energy import energy, is_stable
 from ..exact.enumeration import exact_moments, log_partition
-from ..meanfield import naive_mean_field
+from ..meanfield.theories import naive_mean_field
 from ..plotting._words import count, describe, number, ranked
 from ..plotting._style import (
     FONT_SIZE,
