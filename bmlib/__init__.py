@@ -86,9 +86,9 @@ from .learning import (
     update_jacobian,
 )
 from .meanfield.theories import MeanFieldResult, naive_mean_field, tap_mean_field
-from .partition import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
-from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
-from .partition_study import LogZComparison, compare_log_z
+from .partition.variational import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
+from .partition.sampled import log_z_ais, log_z_importance, log_z_visited_states
+from .partition.study import LogZComparison, compare_log_z
 from .rbm_ais import base_visible_biases, log_z_rbm_ais
 from .image_study import (
     RBMLearningCurve,
