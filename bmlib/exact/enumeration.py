@@ -40,27 +40,28 @@ from ._elimination_plan import (
     _unit_limit,
 )
 from .elimination import sparse_log_partition
-from ..models.states import MAX_TABLE_UNITS, _states_of_index, all_states
+from ..models.states import MAX_TABLE_UNITS, states_of_index, all_states
 
 _TRAILING_UNITS = 14
 _CHUNK_STATES = 2**21  # 16 MiB of float64 per chunk
-#: Parameters larger than this are scaled down by 2**_BIG_EXPONENT before energies are
+#: Parameters larger than this are scaled down by 2**BIG_EXPONENT before energies are
 #: formed: 465 couplings and 30 biases of 2**1000 (n = 30) still sum to a finite energy.
-_BIG_PARAMETER = 2.0**1000
-_BIG_EXPONENT = 30
+#: Shared inside bmlib (the RBM's exact log Z scales the same way); not in the flat namespace.
+BIG_PARAMETER = 2.0**1000
+BIG_EXPONENT = 30
 
 
 def _scaled_model(W, b):
     """Return ``(W / 2**k, b / 2**k, k)`` with ``k`` chosen so that no energy overflows.
 
-    ``k = 0`` (no change) unless a parameter exceeds ``_BIG_PARAMETER``. Dividing
+    ``k = 0`` (no change) unless a parameter exceeds ``BIG_PARAMETER``. Dividing
     by a power of two is exact, except for entries below ~1e-300 next to ones
     near 1e308, which cannot move an energy of that size anyway.
     """
     top = max(float(np.abs(W).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
-    if top <= _BIG_PARAMETER:
+    if top <= BIG_PARAMETER:
         return W, b, 0
-    return W / 2.0**_BIG_EXPONENT, b / 2.0**_BIG_EXPONENT, _BIG_EXPONENT
+    return W / 2.0**BIG_EXPONENT, b / 2.0**BIG_EXPONENT, BIG_EXPONENT
 
 
 def _over_T(x, T, k, out=None):
@@ -106,7 +107,7 @@ def _chunks(W, b, units):
     right[L + 1] = 1.0
     low, high = LEVELS[units]
     for start in range(0, 2**n_lead, per_chunk):
-        lead = _states_of_index(lead_all[start : start + per_chunk], n_lead, low, high, dtype=float)
+        lead = states_of_index(lead_all[start : start + per_chunk], n_lead, low, high, dtype=float)
         left = np.empty((lead.shape[0], L + 2))
         left[:, :L] = lead @ W[:n_lead, n_lead:]
         left[:, L] = 1.0

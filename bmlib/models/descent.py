@@ -14,7 +14,7 @@ from .._deprecation import renamed
 from .._checks import LEVELS, check_count, check_memory, check_model, check_states, check_units, infer_units
 from .._random import as_generator
 from .._ties import zero_field_tolerance
-from .energy import _scale_exponent, _scaled, energy
+from .energy import energy, scale_exponent, scaled_parameters
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def energy_descent(s, W, b=None, units=None, scan="sequential", max_iter=1000, r
 
     # Only the sign of each field matters: with couplings near the float limit the fields are
     # computed on W and b divided by a power of 2, which keeps every sign and cannot overflow.
-    Wf, bf = _scaled(W, b, _scale_exponent(W, b))
+    Wf, bf = scaled_parameters(W, b, scale_exponent(W, b))
     zero = zero_field_tolerance(Wf, bf)  # a field that is 0 up to rounding leaves the unit as it is
 
     states, flipped = [s.copy()], []
