@@ -31,7 +31,7 @@ SECTIONS = [
      ["bmlib.sampling.chains", "bmlib.sampling.rules", "bmlib.sampling.schedules",
       "bmlib.sampling.transition", "bmlib.sampling.diagnostics", "bmlib.sampling.goodness", "bmlib.sampling.couplings",
       "bmlib.sampling.tempering",
-      "bmlib.plotting.sampling", "bmlib.widgets.sampling", "bmlib.exercises.sampling"]),
+      "bmlib.plotting.sampling", "bmlib.plotting.annealing", "bmlib.widgets.sampling", "bmlib.exercises.sampling"]),
     ("The Ising model", "ising",
      ["bmlib.models.lattices", "bmlib.exact.closed_forms", "bmlib.exact.kaufman", "bmlib.sampling.observables", "bmlib.sampling.clusters",
       "bmlib.plotting.ising", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
