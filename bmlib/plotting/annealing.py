@@ -15,7 +15,7 @@ from matplotlib.ticker import MaxNLocator
 
 from .._checks import check_count, check_finite_data, check_instance, check_model, check_optional_real
 from ..sampling.chains import SampleResult
-from ..sampling.diagnostics import _autocorrelation, _series, autocorrelation_time
+from ..sampling.diagnostics import autocorrelation_time, checked_series, pooled_autocorrelation
 from ._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, NEUTRAL_TEXT, UNIT_ON, _new_figure, _tidy, series_style
 from ._words import count, describe, number, ranked, span
 from .sampling import RULE_STYLE, _capital, _curve_styles
@@ -60,7 +60,7 @@ def plot_autocorrelation(series, label="energy E", n_trace=400, max_lag=None):
         raise TypeError(f"label must be a string; got {label!r:.60} of type {type(label).__name__}")
     if not isinstance(series, dict):
         series = {"series": series}
-    named = {key: _series(x, f"series[{key!r}]") for key, x in series.items()}
+    named = {key: checked_series(x, f"series[{key!r}]") for key, x in series.items()}
     n_trace = check_count(n_trace, "n_trace", minimum=2)
     taus = {key: autocorrelation_time(x) for key, x in named.items()}
     if max_lag is None:
@@ -78,7 +78,7 @@ def plot_autocorrelation(series, label="energy E", n_trace=400, max_lag=None):
             ax_x.step(np.arange(min(n_trace, len(x))), x[:n_trace, 0], where="post", color=style["color"], lw=1)
             ax_x.set_xlabel(f"sweep ({name}, first chain)" if len(named) > 1 else "sweep (first chain)",
                             fontsize=FONT_SIZE)
-        rho = rhos[key] = _autocorrelation(x)[: max_lag + 1]
+        rho = rhos[key] = pooled_autocorrelation(x)[: max_lag + 1]
         # Several curves differ by dash and marker too (markers spread out, staggered between curves).
         every = max(1, rho.size // 8)
         ax_r.plot(np.arange(rho.size), rho, lw=2, ms=5, markevery=(k * every // len(named), every),
