@@ -165,7 +165,7 @@ def plot_sampled_distribution(samples, W, b=None, T=1.0, units=None):
     units : {"spins", "bits"}, optional
         Taken from ``samples`` if omitted (a SampleResult's own units, or
         inferred from an array: samples that are all ones read as spins, the
-        rule in :mod:`bmlib.states`).
+        rule in :mod:`bmlib.models.states`).
 
     Returns
     -------
