@@ -6,9 +6,9 @@ re-exported from a small module about one idea, in a package about its domain:
 ``models/`` (states, energy, lattices, data), ``exact/`` (enumeration,
 elimination, closed forms), ``sampling/``, ``learning/``, ``meanfield/``,
 ``partition/`` (estimates of log Z), and ``plotting/``, ``widgets/``,
-``exercises/``. Only the flat names are promised; submodule paths may move. The figures
-(``plot_*``), widgets (``*_widget``) and the exercises' self-checks
-(``check_*``) are loaded, with Matplotlib and ipywidgets, the first time one
+``exercises/``. Only the flat names are promised; submodule paths may move.
+The figures (``plot_*``), widgets (``*_widget``) and the exercises'
+self-checks (``check_*``) are loaded, with Matplotlib and ipywidgets, the first time one
 of them is asked for, not at ``import bmlib``.
 
 Conventions
