@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 import bmlib
-from bmlib.partition_sampling import _proposal, _schedule
+from bmlib.partition.sampled import _proposal, _schedule
 
 
 def ais_through_public_sample(W, b, T, n_runs, n_steps, rng):

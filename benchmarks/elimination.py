@@ -113,7 +113,7 @@ def part_against_pgmpy(quick):
     pgmpy_log_z(*sparse_graph(5, np.random.default_rng(0)), T)  # pgmpy's own imports and first-call set-up, outside the timing
 
     def cold(W, b):
-        bmlib._elimination_plan._PLANS.clear()  # plan the order inside the timed call, as pgmpy does
+        bmlib.exact._elimination_plan._PLANS.clear()  # plan the order inside the timed call, as pgmpy does
         return bmlib.sparse_log_partition(W, b, T)
 
     print("cold: bmlib plans its order in the call (as pgmpy does); warm: the plan is cached")

@@ -2,9 +2,13 @@
 
 Every figure, number and widget in the book comes from a call into bmlib.
 The public names are flat (``import bmlib as bm; bm.energy(...)``); each is
-re-exported from a small private module about one idea. The figures
-(``plot_*``), widgets (``*_widget``) and the exercises' self-checks
-(``check_*``) are loaded, with Matplotlib and ipywidgets, the first time one
+re-exported from a small module about one idea, in a package about its domain:
+``models/`` (states, energy, lattices, data), ``exact/`` (enumeration,
+elimination, closed forms), ``sampling/``, ``learning/``, ``meanfield/``,
+``partition/`` (estimates of log Z), and ``plotting/``, ``widgets/``,
+``exercises/``. Only the flat names are promised; submodule paths may move.
+The figures (``plot_*``), widgets (``*_widget``) and the exercises'
+self-checks (``check_*``) are loaded, with Matplotlib and ipywidgets, the first time one
 of them is asked for, not at ``import bmlib``.
 
 Conventions
@@ -20,17 +24,17 @@ import importlib
 
 from ._warnings import brief_warnings
 from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
-from .bethe import BetheResult, belief_propagation
-from .datasets import (
+from .meanfield.bethe import BetheResult, belief_propagation
+from .models.datasets import (
     TEN_PIXEL_PROTOTYPES,
     bars_and_stripes,
     encoder_patterns,
     parity_patterns,
     ten_pixel_images,
 )
-from .descent import DescentPath, energy_descent
-from .digit_images import Digits, digits
-from .elimination import (
+from .models.descent import DescentPath, energy_descent
+from .models.digit_images import Digits, digits
+from .exact.elimination import (
     EliminationPlan,
     SparseMagnetization,
     SparseMoments,
@@ -40,28 +44,22 @@ from .elimination import (
     sparse_magnetization,
     sparse_moments,
 )
-from .energy import energy, flip_energy_changes, is_stable, local_fields
-from .exact import (
-    boltzmann_distribution,
-    clamped_log_partition,
-    clamped_moments,
-    exact_energy_moments,
-    exact_moments,
-    log_partition,
-)
-from .free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
-from .hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
-from .inverse_ising import mean_field_inverse_ising
-from .io import load_model, save_model
-from .ising_exact import (
+from .models.energy import energy, flip_energy_changes, is_stable, local_fields
+from .exact.enumeration import boltzmann_distribution, exact_energy_moments, exact_moments, log_partition
+from .exact.clamped import clamped_log_partition, clamped_moments
+from .exact.free_energy import FreeEnergy, exact_free_energy, free_energy_curves, variational_free_energy
+from .models.hebbian import RecallCurve, SynchronousPath, hebbian_recall, hebbian_weights, synchronous_updates
+from .meanfield.inverse_ising import mean_field_inverse_ising
+from .models.io import load_model, save_model
+from .exact.closed_forms import (
     chain_log_partition,
     critical_temperature,
     onsager_energy_per_spin,
     onsager_free_energy_per_spin,
     yang_magnetization,
 )
-from .kaufman import kaufman_energy_per_spin, kaufman_log_partition, kaufman_specific_heat_per_spin
-from .lattices import (
+from .exact.kaufman import kaufman_energy_per_spin, kaufman_log_partition, kaufman_specific_heat_per_spin
+from .models.lattices import (
     chain_couplings,
     curie_weiss_couplings,
     edwards_anderson_couplings,
@@ -91,10 +89,10 @@ from .learning import (
     train,
     update_jacobian,
 )
-from .meanfield import MeanFieldResult, naive_mean_field, tap_mean_field
-from .partition import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
-from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
-from .partition_study import LogZComparison, compare_log_z
+from .meanfield.theories import MeanFieldResult, naive_mean_field, tap_mean_field
+from .partition.variational import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
+from .partition.sampled import log_z_ais, log_z_importance, log_z_visited_states
+from .partition.study import LogZComparison, compare_log_z
 from .rbm_ais import base_visible_biases, log_z_rbm_ais
 from .image_study import (
     RBMLearningCurve,
@@ -138,7 +136,7 @@ from .sampling import (
     wolff_sample,
     wolff_sweeps,
 )
-from .states import (
+from .models.states import (
     MAX_TABLE_UNITS,
     all_states,
     state_index,

@@ -9,7 +9,7 @@ was meant cannot be guessed.
 
 The wrapper adds one frame between the caller and the function; a warning
 raised inside a wrapped function with a fixed ``stacklevel`` counts it (see
-:mod:`bmlib.meanfield`). :func:`inspect.signature` follows ``__wrapped__``, so
+:mod:`bmlib.meanfield.theories`). :func:`inspect.signature` follows ``__wrapped__``, so
 the signature shown (and recorded by tools/api_snapshot.py) has the new words
 only; ``__renamed__`` on the wrapper lists the old ones.
 """

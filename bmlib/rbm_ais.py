@@ -40,7 +40,7 @@ from ._importance import ais_schedule, annealed_log_weights, weights_summary
 from ._random import as_generator
 from .sampling.rules import RULES
 from ._threads import thin_blas
-from .partition import LogZEstimate
+from .partition.variational import LogZEstimate
 
 
 def _log_unnormalized(V, f, a, W, b_visible, b_hidden, T, low, high):

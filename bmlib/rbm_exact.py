@@ -5,8 +5,8 @@ import numpy as np
 
 from ._checks import LEVELS, check_exact_size, check_rbm_parameters, check_temperature, check_units
 from ._threads import thin_blas
-from .exact import _BIG_EXPONENT, _BIG_PARAMETER
-from .states import _states_of_index
+from .exact.enumeration import BIG_EXPONENT as _BIG_EXPONENT, BIG_PARAMETER as _BIG_PARAMETER
+from .models.states import states_of_index as _states_of_index
 
 #: Rows of states per block times the width of the summed layer: bounds memory (16 MiB of float64).
 _BLOCK_ENTRIES = 2**21

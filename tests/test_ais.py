@@ -224,7 +224,7 @@ def test_ais_steps_through_the_kernel_are_the_public_samplers_steps(scan, units)
     # log_z_ais checks once and sweeps each step's model through the chain kernel; the same loop
     # written with the public bm.sample (which checks everything at every step) must give the
     # same log weights to the last bit: the same random numbers and decisions.
-    from bmlib.partition_sampling import _proposal, _schedule
+    from bmlib.partition.sampled import _proposal, _schedule
 
     n, n_runs, n_steps, T = 8, 30, 25, 0.8
     W = bm.sk_couplings(n, rng=5)
@@ -253,10 +253,10 @@ def test_both_ais_run_the_one_annealing_loop_and_weight_summary(monkeypatch, whi
     # bmlib/_importance.py holds the AIS loop and the log-mean-exp / error / ESS of the weights once. Replace
     # the loop by one that returns the log weights [0, log 3]: each estimator must hand it its schedule and
     # report log Z_0 + log mean(1, 3), the delta-method error and the ESS (1 + 3)^2 / (1 + 9) of those weights.
-    import bmlib.partition_sampling
+    import bmlib.partition.sampled
     import bmlib.rbm_ais
 
-    module = bmlib.partition_sampling if which == "log_z_ais" else bmlib.rbm_ais
+    module = bmlib.partition.sampled if which == "log_z_ais" else bmlib.rbm_ais
     seen = []
 
     def fixed_weights(fractions, state, log_ratio, move):

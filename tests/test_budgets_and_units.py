@@ -252,9 +252,9 @@ def test_every_function_that_infers_units_says_so():
         if param is not None and param.default is None and not re.search(r"reads?\s+as\s+spins", obj.__doc__ or ""):
             missing.append(name)
     assert not missing, missing
-    import bmlib.states
+    import bmlib.models.states
 
-    assert re.search(r"all-ones state reads as spins", bmlib.states.__doc__)
+    assert re.search(r"all-ones state reads as spins", bmlib.models.states.__doc__)
 
 
 # --- item 9: overflow in partial sums -------------------------------------------------

@@ -1,11 +1,11 @@
-"""The shipped handwritten digits (bmlib/digit_images.py): the data, the split, and a damaged file refused."""
+"""The shipped handwritten digits (bmlib/models/digit_images.py): the data, the split, and a damaged file refused."""
 import shutil
 
 import numpy as np
 import pytest
 
 import bmlib as bm
-import bmlib.digit_images as digits_module
+import bmlib.models.digit_images as digits_module
 
 
 def test_sizes_split_and_units():

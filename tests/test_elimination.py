@@ -1,4 +1,4 @@
-"""Variable elimination (bmlib/elimination.py) against independent exact answers.
+"""Variable elimination (bmlib/exact/elimination.py) against independent exact answers.
 
 Truth: enumeration of all 2**n states (n <= 16) on random sparse graphs,
 trees, cycles and lattices with random fields and couplings, in both units;
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib.elimination import MAX_ELIMINATION_UNITS, ORDERS
+from bmlib.exact.elimination import MAX_ELIMINATION_UNITS, ORDERS
 
 
 def random_sparse(n, rng, p=0.3, scale=1.0):

@@ -67,7 +67,7 @@ def test_matches_brute_force(n, T, units, rng):
 @pytest.mark.parametrize("units", ["spins", "bits"])
 def test_blocked_enumeration_matches_brute_force_across_blocks(units, rng, monkeypatch):
     """Force several leading blocks and chunks so the block bookkeeping is exercised."""
-    import bmlib.exact as exact
+    import bmlib.exact.enumeration as exact
 
     monkeypatch.setattr(exact, "_TRAILING_UNITS", 3)
     monkeypatch.setattr(exact, "_CHUNK_STATES", 16)
@@ -185,7 +185,7 @@ def test_clamped_moments_match_conditioned_brute_force(units, rng):
 
 
 def test_clamped_with_many_free_units_uses_blocked_path(rng, monkeypatch):
-    import bmlib.exact as exact
+    import bmlib.exact.enumeration as exact
 
     monkeypatch.setattr(exact, "_TRAILING_UNITS", 2)
     n, T = 8, 1.3

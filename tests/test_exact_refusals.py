@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib import _elimination_plan as planner
-from bmlib.elimination import MAX_ELIMINATION_UNITS
+from bmlib.exact import _elimination_plan as planner
+from bmlib.exact.elimination import MAX_ELIMINATION_UNITS
 
 # --- item 2: oversized exact requests are refused before the work -------------------------
 

@@ -266,7 +266,7 @@ def test_kaufman_rectangles_at_high_temperature_against_enumeration(rows, cols, 
 
 def test_kaufman_high_temperature_branch_meets_the_double_precision_one():
     """At K = 0.1 and 0.2 the decimal evaluation and the double-precision formula agree (32 x 48 torus)."""
-    from bmlib.kaufman import _kaufman, _kaufman_decimal
+    from bmlib.exact.kaufman import _kaufman, _kaufman_decimal
 
     for K in (0.1, 0.2):
         fast = [float(v[0]) for v in _kaufman(32, 48, np.array([K]))]

@@ -10,7 +10,7 @@ import pytest
 
 import bmlib as bm
 from bmlib.image_study import RBMLearningCurve
-from bmlib.partition_study import METHODS, SAMPLING
+from bmlib.partition.study import METHODS, SAMPLING
 from bmlib.plotting._words import number
 from conftest import described
 

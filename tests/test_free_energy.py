@@ -1,4 +1,4 @@
-"""Free energy, entropy and the variational principle (bmlib/free_energy.py), against enumeration."""
+"""Free energy, entropy and the variational principle (bmlib/exact/free_energy.py), against enumeration."""
 import numpy as np
 import pytest
 

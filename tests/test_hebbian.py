@@ -44,7 +44,7 @@ def test_hebbian_weights_want_spins():
 def test_one_stored_pattern_is_kept_and_descent_never_raises_the_energy():
     curve = bm.hebbian_recall(n=30, loads=[1 / 30], n_runs=3, rng=0)
     assert curve.overlap[0] == 1.0 and curve.retrieved[0] == 1.0
-    from bmlib.hebbian import _descend_all
+    from bmlib.models.hebbian import _descend_all
 
     rng = np.random.default_rng(5)
     patterns = rng.choice([-1.0, 1.0], size=(8, 40))
@@ -63,7 +63,7 @@ def test_recall_collapses_above_the_capacity():
 
 
 def test_recall_matches_a_plain_count_on_small_n():
-    from bmlib.hebbian import _descend_all
+    from bmlib.models.hebbian import _descend_all
 
     rng = np.random.default_rng(2)
     patterns = rng.choice([-1.0, 1.0], size=(3, 12))

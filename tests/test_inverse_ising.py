@@ -1,9 +1,9 @@
-"""Inverse Ising by mean field (bmlib/inverse_ising.py), against models whose moments are exact."""
+"""Inverse Ising by mean field (bmlib/meanfield/inverse_ising.py), against models whose moments are exact."""
 import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib.inverse_ising import _from_moments
+from bmlib.meanfield.inverse_ising import _from_moments
 from conftest import random_model
 
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-import bmlib.io
-from bmlib._npz import Archive
+import bmlib.models.io
+from bmlib.models._npz import Archive
 
 #: Loading a refused file may allocate this much at most (the good files here are a few hundred bytes).
 FEW_MB = 4 * 2**20
@@ -125,8 +125,8 @@ def test_an_invalid_temperature_or_mask_is_refused_at_save(machine, tmp_path):
 
 
 def failing_writer(limit, error):
-    """A replacement for ``bmlib.io._write_archive`` that writes ``limit`` bytes of the real file, then fails."""
-    real = bmlib.io._write_archive
+    """A replacement for ``bmlib.models.io._write_archive`` that writes ``limit`` bytes of the real file, then fails."""
+    real = bmlib.models.io._write_archive
 
     class Stream:
         def __init__(self, stream):
@@ -157,7 +157,7 @@ def test_a_failed_save_leaves_the_old_file_intact(rbm, tmp_path, monkeypatch, er
     path = bm.save_model(tmp_path / "model", rbm)
     before = Path(path).read_bytes()
     assert limit < len(before)
-    monkeypatch.setattr(bmlib.io, "_write_archive", failing_writer(limit, error))
+    monkeypatch.setattr(bmlib.models.io, "_write_archive", failing_writer(limit, error))
     with pytest.raises(type(error)):
         bm.save_model(path, bm.RBM(4, 2, rng=5), overwrite=True)
     assert os.listdir(tmp_path) == ["model.npz"]  # the temporary file is gone

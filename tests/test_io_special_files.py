@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-import bmlib.io
+import bmlib.models.io
 
 #: A refusal may allocate this much at most before it is raised.
 FEW_MB = 4 * 2**20
@@ -106,7 +106,7 @@ def test_the_opened_file_is_checked_not_only_the_path(tmp_path, monkeypatch):
             path = fifo
         return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(bmlib._npz.os, "open", swapping_open)
+    monkeypatch.setattr(bmlib.models._npz.os, "open", swapping_open)
     error = load_in_thread(regular)
     assert isinstance(error, ValueError) and "is a FIFO (named pipe), not a bmlib model file" in str(error)
 
@@ -181,9 +181,9 @@ def test_a_crafted_deflated_file_beyond_the_model_budget_is_refused_before_infla
 def test_the_loader_refuses_exactly_what_the_constructor_refuses_for_memory(kind, sizes):
     # At the budget's edge: the loader's bound (checked before reading) is the constructor's, not another one.
     n_v, n_h = sizes
-    assert bmlib.io._model_bytes(kind, n_v, n_h) <= bm.MEMORY_BUDGET
+    assert bmlib.models.io._model_bytes(kind, n_v, n_h) <= bm.MEMORY_BUDGET
     bigger = (n_v + 1, n_h)
-    assert bmlib.io._model_bytes(kind, *bigger) > bm.MEMORY_BUDGET
+    assert bmlib.models.io._model_bytes(kind, *bigger) > bm.MEMORY_BUDGET
     with pytest.raises(ValueError, match="above bmlib's budget"):
         getattr(bm, kind)(*bigger)
 
@@ -191,7 +191,7 @@ def test_the_loader_refuses_exactly_what_the_constructor_refuses_for_memory(kind
 def test_members_declaring_more_than_the_budget_together_are_refused_unread(tmp_path, monkeypatch):
     # Each member alone is consistent (its zeros deflate to what it occupies), but together they declare more
     # than the budget. The budget is lowered to 1 MiB for the test, so that the file is small and quick to make.
-    monkeypatch.setattr(bmlib._npz, "MEMORY_BUDGET", 2**20)
+    monkeypatch.setattr(bmlib.models._npz, "MEMORY_BUDGET", 2**20)
     path = tmp_path / "big.npz"
     with zipfile.ZipFile(path, "w") as archive:
         for name in ("W.npy", "mask.npy", "b.npy"):
@@ -207,7 +207,7 @@ def test_members_declaring_more_than_the_budget_together_are_refused_unread(tmp_
         f"{path}: its members declare arrays of 1,572,864 bytes (1.5 MiB) in all (W.npy, mask.npy, b.npy), "
         f"above bmlib's budget of 1 MiB (bmlib.MEMORY_BUDGET); the file is refused before they are read")
     assert peak < 2**19  # less than one member
-    monkeypatch.setattr(bmlib._npz, "MEMORY_BUDGET", 3 * 8 * 2**16)  # exactly what they declare: not refused
+    monkeypatch.setattr(bmlib.models._npz, "MEMORY_BUDGET", 3 * 8 * 2**16)  # exactly what they declare: not refused
     with pytest.raises(ValueError, match="the field 'format' is missing"):
         bm.load_model(path)
 
@@ -234,8 +234,8 @@ def test_a_killed_save_leaves_a_temporary_that_the_next_save_removes(signum, rbm
     script = textwrap.dedent(f"""
         import sys, threading
         sys.path.insert(0, {str(Path(bmlib.__file__).parents[1])!r})
-        import bmlib as bm, bmlib.io
-        write = bmlib.io._write_archive
+        import bmlib as bm, bmlib.models.io
+        write = bmlib.models.io._write_archive
 
         def write_then_hang(stream, fields):
             write(stream, fields)
@@ -243,7 +243,7 @@ def test_a_killed_save_leaves_a_temporary_that_the_next_save_removes(signum, rbm
             print("written", flush=True)
             threading.Event().wait()
 
-        bmlib.io._write_archive = write_then_hang
+        bmlib.models.io._write_archive = write_then_hang
         bm.save_model({str(path)!r}, bm.RBM(50, 20, rng=0))
     """)
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
@@ -342,7 +342,7 @@ def test_a_full_disk_names_the_destination_and_keeps_errno(rbm, tmp_path, monkey
     def full(stream, fields):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(bmlib.io, "_write_archive", full)
+    monkeypatch.setattr(bmlib.models.io, "_write_archive", full)
     with pytest.raises(OSError) as raised:
         bm.save_model(path, rbm, overwrite=True)
     assert raised.value.errno == errno.ENOSPC

@@ -1,6 +1,6 @@
 """Exact Ising results against ground truth: enumeration, textbook formulas, published numbers.
 
-The references here do not reuse bmlib.ising_exact's own code:
+The references here do not reuse bmlib.exact.closed_forms' own code:
 
 * enumeration: bmlib.log_partition / exact_energy_moments over all 2**n states;
 * the 1-D transfer-matrix closed forms, written plainly with math and

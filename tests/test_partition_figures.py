@@ -7,7 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 import bmlib as bm
-from bmlib.partition_study import METHODS, SAMPLING
+from bmlib.partition.study import METHODS, SAMPLING
 
 W8 = bm.sk_couplings(8, rng=0)
 TEMPS = [2.0, 1.0, 0.5]

@@ -4,7 +4,7 @@ import pytest
 
 import bmlib as bm
 from bmlib._ties import TIE_RTOL, first_best, first_best_along_rows, order_with_ties
-from bmlib.meanfield import _kept_run
+from bmlib.meanfield.solver import _kept_run
 
 # The two bounds that decided the sign of the mean-field proposal on two CPUs differently.
 TIED = (12.371867887850431, 12.371867887850433)

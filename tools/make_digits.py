@@ -12,7 +12,7 @@ reads that copy. Only the data are taken, no code.
 
 Binarized at half the range: a pixel is on if its count is 8 or more. The
 file holds the packed bits (1797 x 64 bits, ``np.packbits`` along each
-image) and the labels, and the loader in ``bmlib/digit_images.py`` checks the
+image) and the labels, and the loader in ``bmlib/models/digit_images.py`` checks the
 file's SHA-256 before reading it, so re-running this script must reproduce
 the same bytes (the archive is written stored, with fixed member order and
 timestamps).

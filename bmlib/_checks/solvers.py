@@ -1,4 +1,4 @@
-"""For the iterative solvers and log Z estimators (meanfield.py, bethe.py, partition.py).
+"""For the iterative solvers and log Z estimators (bmlib/meanfield/ and bmlib/partition/).
 
 Their two warnings, and the checks of a damping factor and of mean activities.
 """

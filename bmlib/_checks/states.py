@@ -55,7 +55,7 @@ def validate_states(arr, units, name):
 
     ``units`` "spins" or "bits": every entry must be one of its two values. ``units=None``:
     the entries must all be spins or all bits, and the units are inferred by the one rule
-    stated in :mod:`bmlib.states`: a state with a 0 is bits, any other (with a -1, or all +1,
+    stated in :mod:`bmlib.models.states`: a state with a 0 is bits, any other (with a -1, or all +1,
     which both conventions share) reads as spins, the default. Temporaries stay within one
     block; nothing of the size of ``arr`` is allocated.
     """
@@ -105,7 +105,7 @@ def validate_states(arr, units, name):
 def infer_units(s, name="s"):
     """Return "spins" or "bits" for states whose entries are all in one of the two sets.
 
-    The one rule (stated in :mod:`bmlib.states`): a state with a 0 is bits; one with a -1,
+    The one rule (stated in :mod:`bmlib.models.states`): a state with a 0 is bits; one with a -1,
     or with only +1s (ambiguous: both conventions have +1), reads as spins, the default.
     Checked block by block, without copying the whole array.
     """

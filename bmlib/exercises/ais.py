@@ -5,7 +5,7 @@ import numpy as np
 
 from .._importance import log_mean_exp
 from .._numerics import sigmoid as _sigmoid
-from ..energy import energy
+from ..models.energy import energy
 from ._common import _SEED, _call, _clean, _fix, _hinting, _real, _shape, fits_column
 
 # --- AIS from the uniform distribution over spins (chapter "The normalizing constant Z") ------------------
@@ -117,7 +117,7 @@ def check_ais(func, *, hint=False):
       at T = 0.5; 500 runs, 100 steps). Well done.
     True
     """
-    from ..exact import log_partition
+    from ..exact.enumeration import log_partition
 
     cases = _ais_cases()
     fractions = np.linspace(0.0, 1.0, _AIS_STEPS + 1)

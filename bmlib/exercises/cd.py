@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ..states import all_states
+from ..models.states import all_states
 from ._common import _SEED, _call, _clean, _fix, _real, _shape, fits_column
 
 # --- one CD-1 step of an RBM in bits, checked in expectation (chapter "Hidden units") -----------------

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..energy import energy, flip_energy_changes, is_stable, local_fields
-from ..states import all_states
+from ..models.energy import energy, flip_energy_changes, is_stable, local_fields
+from ..models.states import all_states
 from ._common import (
     _SEED,
     _call,

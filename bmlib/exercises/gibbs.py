@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ..exact import boltzmann_distribution
-from ..states import all_states
+from ..exact.enumeration import boltzmann_distribution
+from ..models.states import all_states
 from ._common import _SEED, _call, _clean, _fix, _real, _shape, fits_column
 
 # --- one sequential heat-bath sweep, run as a chain (chapter "Sampling: heat bath and Metropolis") ------

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..energy import energy
-from ..lattices import square_lattice_couplings
+from ..models.energy import energy
+from ..models.lattices import square_lattice_couplings
 from ._common import _SEED, _fix, _real, fits_column
 
 # ----------------------------------------------------------------------------

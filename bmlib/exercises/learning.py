@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exact import boltzmann_distribution
+from ..exact.enumeration import boltzmann_distribution
 from ..learning.machine import BoltzmannMachine
-from ..states import all_states
+from ..models.states import all_states
 from ._common import _SEED, _call, _clean, _fix, _models, _real, fits_column
 
 # --- the gradient of the mean log-likelihood (chapter "The learning rule") ------------------------

@@ -201,7 +201,7 @@ def check_mean_field_bound(func, *, hint=False):
     All 6 inputs give the right bound (3 to 6 spins, T = 0.5, 1 and 2), and each lies below log Z. Well done.
     True
     """
-    from ..exact import log_partition
+    from ..exact.enumeration import log_partition
 
     cases = _mean_field_cases()
     got = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numerics import sigmoid as _sigmoid
-from ..energy import local_fields
+from ..models.energy import local_fields
 from ._common import _SEED, _fix, _models, _real, _shape, _show_input, fits_column
 
 # --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------
@@ -189,7 +189,7 @@ def _moment_cases():
 
 def _moment_mistakes(W, b, T):
     """Wrong means and wrong variances that plausible drafts return, each with what to say."""
-    from ..exact import exact_energy_moments
+    from ..exact.enumeration import exact_energy_moments
 
     mean, var = exact_energy_moments(W, b, T)
     means = [
@@ -240,7 +240,7 @@ def check_energy_moments(func, *, hint=False):
     All 3 models give the right <E> and Var E (T = 0.5, 1 and 2). Well done.
     True
     """
-    from ..exact import exact_energy_moments
+    from ..exact.enumeration import exact_energy_moments
 
     cases = _moment_cases()
     for k, (W, b, T) in enumerate(cases):

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._deprecation import renamed
 from .._checks import check_count, check_data, check_exact_size, check_real
-from ..states import all_states
+from ..models.states import all_states
 from .rbm import RBM
 
 #: Largest total number of units (visible + hidden) for the exact expectations.

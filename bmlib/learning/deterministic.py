@@ -27,7 +27,7 @@ import numpy as np
 
 from .._checks import check_bool, check_count, check_real, check_unit_indices
 from .._random import as_generator
-from ..meanfield import naive_mean_field
+from ..meanfield.theories import naive_mean_field
 from ._full import full_machine, in_model_layout, listed
 
 

@@ -26,10 +26,10 @@ import numpy as np
 from .._checks import LEVELS, check_choice, check_exact_size
 from .._random import as_generator
 from .._ties import first_best_along_rows
-from ..datasets import encoder_patterns
-from ..exact import clamped_log_partition
-from ..meanfield import naive_mean_field
-from ..states import all_states
+from ..models.datasets import encoder_patterns
+from ..exact.clamped import clamped_log_partition
+from ..meanfield.theories import naive_mean_field
+from ..models.states import all_states
 from .machine import BoltzmannMachine
 
 

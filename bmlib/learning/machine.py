@@ -38,9 +38,10 @@ from .._checks import (
     check_weights,
 )
 from .._random import as_generator
-from ..energy import energy, flip_energy_changes
-from ..exact import boltzmann_distribution, clamped_log_partition, clamped_moments, exact_moments, log_partition
-from ..states import all_states
+from ..models.energy import energy, flip_energy_changes
+from ..exact.enumeration import boltzmann_distribution, exact_moments, log_partition
+from ..exact.clamped import clamped_log_partition, clamped_moments
+from ..models.states import all_states
 
 
 def _full_mask(n):

@@ -41,8 +41,8 @@ from .._numerics import unit_mean
 from .._random import as_generator
 from .._threads import thin_blas
 from ..rbm_exact import rbm_log_partition
+from ..models.states import states_of_index as _states_of_index
 from ..sampling.rules import RULES
-from ..states import _states_of_index
 from .machine import BoltzmannMachine, _as_model_fault, _checked_parameter
 
 # States of the enumerated layer per block, times the width of the other layer:

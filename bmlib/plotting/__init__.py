@@ -31,11 +31,5 @@ from .ising import plot_coupling_matrices, plot_lattices, plot_phase_transition
 from .learning import plot_held_out_curves, plot_moment_match, plot_pixel_images, plot_training_history
 from .meanfield import plot_mean_field_accuracy, plot_self_consistency
 from .partition import plot_log_z_cost, plot_log_z_errors
-from .sampling import (
-    plot_annealing,
-    plot_autocorrelation,
-    plot_convergence,
-    plot_flip_probabilities,
-    plot_free_energy,
-    plot_sampled_distribution,
-)
+from .annealing import plot_annealing, plot_autocorrelation, plot_free_energy
+from .sampling import plot_convergence, plot_flip_probabilities, plot_sampled_distribution

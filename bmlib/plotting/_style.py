@@ -73,7 +73,7 @@ def state_labels(states, units=None):
     ----------
     states : array_like of shape (n,) or (m, n)
     units : {"spins", "bits"}, optional
-        Inferred from ``states`` if omitted (an all-ones state reads as spins: the rule in :mod:`bmlib.states`).
+        Inferred from ``states`` if omitted (an all-ones state reads as spins: the rule in :mod:`bmlib.models.states`).
 
     Returns
     -------

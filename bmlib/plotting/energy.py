@@ -16,10 +16,10 @@ from .._checks import (
     check_units,
     infer_units,
 )
-from ..descent import DescentPath
-from ..energy import energy, is_stable
-from ..exact import boltzmann_distribution
-from ..states import all_states
+from ..models.descent import DescentPath
+from ..models.energy import energy, is_stable
+from ..exact.enumeration import boltzmann_distribution
+from ..models.states import all_states
 from ._words import count, describe, number, ranked, span
 from ._style import (
     FONT_SIZE,
@@ -355,7 +355,7 @@ def plot_descent(path, W=None, b=None, units=None):
         energy of any state, so one sees whether the walk found it.
     units : {"spins", "bits"}, optional
         Inferred from the states if omitted; a walk that is all ones reads as
-        spins (the rule in :mod:`bmlib.states`).
+        spins (the rule in :mod:`bmlib.models.states`).
 
     Returns
     -------
@@ -411,7 +411,7 @@ def plot_hebbian_recall(curve):
     ['mean overlap after descent', 'patterns kept (overlap >= 0.9)']
     >>> plt.close(fig)
     """
-    from ..hebbian import RecallCurve
+    from ..models.hebbian import RecallCurve
 
     if not isinstance(curve, RecallCurve):
         raise TypeError(f"curve must be the RecallCurve of bm.hebbian_recall; got {type(curve).__name__}")

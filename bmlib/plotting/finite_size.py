@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_instance, check_real, check_temperatures
-from ..ising_exact import critical_temperature
+from ..exact.closed_forms import critical_temperature
 from ._style import (
     FONT_SIZE,
     NEGATIVE,

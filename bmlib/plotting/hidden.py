@@ -13,12 +13,13 @@ from .._checks import (
     check_sequence,
     check_states,
 )
-from ..datasets import encoder_patterns
-from ..exact import boltzmann_distribution, clamped_moments
+from ..models.datasets import encoder_patterns
+from ..exact.enumeration import boltzmann_distribution
+from ..exact.clamped import clamped_moments
 from ..learning.encoder import encoder_report
 from ..learning.machine import BoltzmannMachine
 from ..learning.training import TrainingHistory
-from ..states import all_states
+from ..models.states import all_states
 from ._style import (
     FONT_SIZE,
     HIGHLIGHT,

@@ -20,14 +20,14 @@ from .._checks import (
     check_temperatures,
     check_weights,
 )
-from ..energy import energy
-from ..ising_exact import (
+from ..models.energy import energy
+from ..exact.closed_forms import (
     critical_temperature,
     onsager_energy_per_spin,
     yang_magnetization,
 )
-from ..kaufman import kaufman_energy_per_spin, kaufman_specific_heat_per_spin
-from ..lattices import square_lattice_couplings
+from ..exact.kaufman import kaufman_energy_per_spin, kaufman_specific_heat_per_spin
+from ..models.lattices import square_lattice_couplings
 from ..sampling.couplings import SquareLattice
 from ..sampling.diagnostics import Estimate
 from ._style import (

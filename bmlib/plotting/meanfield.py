@@ -32,10 +32,10 @@ from .._checks import (
     check_units,
 )
 from .._random import as_generator
-from ..exact import exact_moments
-from ..lattices import curie_weiss_couplings
+from ..exact.enumeration import exact_moments
+from ..models.lattices import curie_weiss_couplings
 from ..learning.machine import BoltzmannMachine
-from ..meanfield import naive_mean_field, tap_mean_field
+from ..meanfield.theories import naive_mean_field, tap_mean_field
 from ._style import (
     FONT_SIZE,
     HIGHLIGHT,

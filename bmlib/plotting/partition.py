@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator, NullLocator
 
 from .._checks import check_temperature, check_temperatures
-from ..partition_study import METHODS, SAMPLING, LogZComparison
+from ..partition.study import METHODS, SAMPLING, LogZComparison
 from ._style import (
     FONT_SIZE,
     HIGHLIGHT,

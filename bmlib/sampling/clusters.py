@@ -290,7 +290,7 @@ def critical_slowing_down(sides=(8, 16, 32), T=None, *, n_sweeps=4000, n_updates
     >>> run.sides.tolist(), bool(run.heat_bath[1] > run.wolff[1])
     ([4, 8], True)
     """
-    from ..ising_exact import critical_temperature  # noqa: PLC0415 (kept out of the import of bmlib)
+    from ..exact.closed_forms import critical_temperature  # noqa: PLC0415 (kept out of the import of bmlib)
     from .chains import sample  # noqa: PLC0415
     from .diagnostics import autocorrelation_time  # noqa: PLC0415
 

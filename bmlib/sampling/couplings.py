@@ -36,8 +36,8 @@ import numpy as np
 
 from .._checks import check_bool, check_choice, check_count, check_memory, check_model, check_real
 from .._ties import TIE_RTOL, zero_field_tolerance
-from ..energy import _scale_exponent, _scaled, _unscaled
-from ..lattices import square_lattice_couplings
+from ..models.energy import scale_exponent as _scale_exponent, scaled_parameters as _scaled, unscaled as _unscaled
+from ..models.lattices import square_lattice_couplings
 from .schedules import SCANS, FixedOrder, RandomScan, _greedy_colouring
 
 

@@ -53,6 +53,11 @@ answers, scaled, as data near 1. **Memory** is checked before any work
 (:data:`bmlib.MEMORY_BUDGET`).
 
 Explained in the chapter "The Boltzmann-Gibbs distribution".
+
+Shared inside bmlib (documented internal names, not in the flat namespace and
+not part of the 1.x promise): :func:`checked_series`, a series checked and shaped
+(n_samples, n_chains) with errors naming the caller's argument, and
+:func:`pooled_autocorrelation`, ``rho(t)`` of checked chains (the autocorrelation figure).
 """
 from __future__ import annotations
 
@@ -75,8 +80,8 @@ from .convergence import _acov_sum, _convergence, _fft_size, _problems, _warn
 _FLOAT = 8  # bytes of a float64
 
 
-def _series(x, name="x", minimum=2, budget=None):
-    """``x`` as a float array of shape (n_samples, n_chains), checked.
+def checked_series(x, name="x", minimum=2, budget=None):
+    """``x`` as a float array of shape (n_samples, n_chains), checked (shared inside bmlib).
 
     ``budget(n, m)`` returns ``(bytes, what)`` of the work to come; it is
     checked against the memory budget before x is even converted to floats.
@@ -129,8 +134,8 @@ def _scaled(x):
     return x / s, s
 
 
-def _autocorrelation(x):
-    """Normalized autocorrelation rho(t), t = 0 .. n-1, pooled over the chains of x (n, m)."""
+def pooled_autocorrelation(x):
+    """Normalized autocorrelation rho(t), t = 0 .. n-1, pooled over the chains of x (n, m) (shared inside bmlib)."""
     acov = _acov_sum(_scaled(x)[0])
     return acov / acov[0] if acov[0] > 0 else np.full(acov.size, np.nan)
 
@@ -180,10 +185,10 @@ def autocorrelation(x, max_lag=None):
     >>> bm.autocorrelation(x, max_lag=3).round(2)
     array([1.  , 0.8 , 0.64, 0.51])
     """
-    x = _series(x, budget=lambda n, m: (_fft_bytes(n, m), "the autocorrelation by FFT"))
+    x = checked_series(x, budget=lambda n, m: (_fft_bytes(n, m), "the autocorrelation by FFT"))
     n = x.shape[0]
     max_lag = n - 1 if max_lag is None else check_integer(max_lag, "max_lag", minimum=0, maximum=n - 1)
-    return _autocorrelation(x)[: max_lag + 1]
+    return pooled_autocorrelation(x)[: max_lag + 1]
 
 
 def autocorrelation_time(x, window=5.0):
@@ -229,8 +234,8 @@ def autocorrelation_time(x, window=5.0):
     9
     """
     window = check_real(window, "window", positive=True)
-    x = _series(x, budget=lambda n, m: (_fft_bytes(n, m), "the autocorrelation time by FFT"))
-    return _tau(_autocorrelation(x), window)
+    x = checked_series(x, budget=lambda n, m: (_fft_bytes(n, m), "the autocorrelation time by FFT"))
+    return _tau(pooled_autocorrelation(x), window)
 
 
 def _tau(rho, window=5.0):
@@ -340,7 +345,7 @@ def blocking_error(x, return_levels=False):
     1.0
     """
     return_levels = check_bool(return_levels, "return_levels")
-    x = _series(x, budget=lambda n, m: (_blocking_bytes(n, m), "blocking"))
+    x = checked_series(x, budget=lambda n, m: (_blocking_bytes(n, m), "blocking"))
     y, s = _scaled(x)
     error, levels = _blocking(y)
     return (error * s, levels * s) if return_levels else error * s
@@ -429,7 +434,7 @@ def _estimate(x):
     if not math.isfinite(value):
         value = float(y.mean()) * s
     error = _blocking(y)[0] * s
-    tau = _tau(_autocorrelation(y))
+    tau = _tau(pooled_autocorrelation(y))
     r_hat, ess = _convergence(y)
     return Estimate(value, error, tau, r_hat, ess)
 
@@ -479,7 +484,7 @@ def estimate(x):
     errors (0.0052 combined) suggest, so the between-chain error 0.0088 is
     the one given.
     """
-    x = _series(x, budget=lambda n, m: (_workspace_bytes(n, m), "the error bar and convergence diagnostics"))
+    x = checked_series(x, budget=lambda n, m: (_workspace_bytes(n, m), "the error bar and convergence diagnostics"))
     est = _estimate(x)
     problems = _problems(est, x.shape[1])
     if problems:

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import _as_real_array, _check_finite, check_real
-from ..states import _state_index
+from ..models.states import checked_state_index as _state_index
 
 
 class ChiSquareResult(NamedTuple):

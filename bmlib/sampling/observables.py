@@ -46,7 +46,7 @@ from .._threads import thin_blas
 from .chains import SampleResult, _operator, sample
 from .kernel import energy_bound
 from .convergence import _badness, _problems, _warn
-from .diagnostics import Estimate, _estimate, _scaled, _series, _workspace_bytes
+from .diagnostics import Estimate, _estimate, _scaled, _workspace_bytes, checked_series as _series
 
 OBSERVABLES = ("energy_per_unit", "magnetization", "abs_magnetization", "susceptibility", "specific_heat", "binder")
 

@@ -52,9 +52,9 @@ from .._checks import (
     row_blocks,
 )
 from .._random import as_generator
-from ..energy import flip_energy_changes
-from ..exact import boltzmann_distribution
-from ..states import MAX_TABLE_UNITS, all_states
+from ..models.energy import flip_energy_changes
+from ..exact.enumeration import boltzmann_distribution
+from ..models.states import MAX_TABLE_UNITS, all_states
 from .chains import sample
 from .rule_arguments import rule_name
 from .rules import RULES, UpdateRule
@@ -170,7 +170,7 @@ def state_frequencies(states, units=None):
         (shape ``(n_kept, n_chains, n)``), all of them counted.
     units : {"spins", "bits"}, optional
         Inferred from ``states`` if omitted; all ones reads as spins (the rule
-        in :mod:`bmlib.states`), which counts them in the same entry.
+        in :mod:`bmlib.models.states`), which counts them in the same entry.
 
     Returns
     -------

@@ -8,7 +8,7 @@ from matplotlib.colors import ListedColormap
 
 from .._checks import check_choice, check_count, check_integer
 from .._ties import first_best
-from ..datasets import bars_and_stripes
+from ..models.datasets import bars_and_stripes
 from ..learning.rbm import RBM
 from ..learning.training import train
 from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_OFF, UNIT_ON, _tidy

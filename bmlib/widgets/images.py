@@ -7,7 +7,7 @@ import numpy as np
 from .._deprecation import renamed
 from .._checks import check_count, check_integer
 from .._random import as_generator
-from ..digit_images import digits
+from ..models.digit_images import digits
 from ..learning.rbm import RBM
 from ..learning.statistics import PersistentContrastiveDivergence
 from ..learning.training import train

@@ -17,8 +17,8 @@ from .._checks import (
     check_temperature,
 )
 from .._random import as_generator
-from ..ising_exact import critical_temperature, onsager_energy_per_spin, yang_magnetization
-from ..kaufman import kaufman_energy_per_spin
+from ..exact.closed_forms import critical_temperature, onsager_energy_per_spin, yang_magnetization
+from ..exact.kaufman import kaufman_energy_per_spin
 from ..plotting._fit import BookFigure
 from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, NEUTRAL_TEXT, UNIT_ON
 from ..plotting._words import count, describe, description_of

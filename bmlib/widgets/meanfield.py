@@ -25,9 +25,9 @@ from .._checks import (
     check_units,
 )
 from .._ties import order_with_ties
-from ..energy import energy, is_stable
-from ..exact import exact_moments, log_partition
-from ..meanfield import naive_mean_field
+from ..models.energy import energy, is_stable
+from ..exact.enumeration import exact_moments, log_partition
+from ..meanfield.theories import naive_mean_field
 from ..plotting._words import count, describe, number, ranked
 from ..plotting._style import (
     FONT_SIZE,
@@ -39,7 +39,7 @@ from ..plotting._style import (
     _bars,
     _tidy,
 )
-from ..states import all_states
+from ..models.states import all_states
 from ._base import FigureWidget
 
 #: Largest network the widget accepts: every step enumerates 2**n states and solves from several starts.

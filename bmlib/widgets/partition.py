@@ -12,7 +12,7 @@ from matplotlib.transforms import IdentityTransform
 
 from .._checks import check_instance, check_temperature, check_units, check_weights
 from .._random import as_generator
-from ..partition_study import METHODS, LogZComparison, compare_log_z
+from ..partition.study import METHODS, LogZComparison, compare_log_z
 from ..plotting._fit import BookFigure
 from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_ON, _tidy, text_colour
 from ..plotting._words import describe, number, ranked, span

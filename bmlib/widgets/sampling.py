@@ -14,7 +14,7 @@ from .._checks import (
     check_units,
 )
 from .._random import as_generator
-from ..exact import boltzmann_distribution
+from ..exact.enumeration import boltzmann_distribution
 from ..plotting._style import state_labels
 from ..plotting._words import number
 from ..plotting.sampling import RULE_STYLE, _draw_sampled_distribution

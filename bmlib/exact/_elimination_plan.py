@@ -1,6 +1,6 @@
 """Planning variable elimination: the order, its cost, and refusals known before any table is built.
 
-The planner behind :mod:`bmlib.elimination` (which documents the method and the
+The planner behind :mod:`bmlib.exact.elimination` (which documents the method and the
 orders): the greedy orders (min_fill, min_degree), the bounded planning that stops
 at an order's first cluster past the limit, the lower bounds on every order's width
 that refuse without planning (a lattice's grid, a dense core), the cache of plans,
@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _checks
-from ._checks import _format_bytes, check_choice, check_memory
+from .. import _checks
+from .._checks import _format_bytes, check_choice, check_memory
 
 
 #: Largest cluster (a unit and its neighbours when it is eliminated) allowed:
@@ -233,7 +233,7 @@ def _lattice_bound(operator):
     clusters of fewer than ``min(rows, cols) + 1`` units. Without couplings
     (``J = 0``) there is no grid, hence no bound.
     """
-    from .sampling.couplings import SquareLattice  # here: the sampling package is imported after this one
+    from ..sampling.couplings import SquareLattice  # here: the sampling package is imported after this one
 
     if isinstance(operator, SquareLattice) and operator.J != 0.0:
         return min(operator.rows, operator.cols)
@@ -392,7 +392,7 @@ def _refusal_message(what, refused):
     """The refusal of ``what`` by elimination, with its cost (a plan or a :class:`_Refused`)."""
     limit = _unit_limit()
     budget = "" if limit == MAX_ELIMINATION_UNITS else " and bmlib.MEMORY_BUDGET"
-    bound = f"the limit of 2**{limit} (bmlib.elimination.MAX_ELIMINATION_UNITS{budget})"
+    bound = f"the limit of 2**{limit} (bmlib.exact.elimination.MAX_ELIMINATION_UNITS{budget})"
     if isinstance(refused, EliminationPlan):
         cost, detail = (f"the best order found ({refused.method}) has a cluster of {refused.width + 1} units, a "
                         f"table of 2**{refused.width + 1} entries ({_table_bytes(refused.width + 1)}), beyond {bound}."), ""

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._deprecation import renamed
-from ._checks import LEVELS, check_count, check_memory, check_model, check_states, check_units, infer_units
-from ._random import as_generator
-from ._ties import zero_field_tolerance
-from .energy import _scale_exponent, _scaled, energy
+from .._deprecation import renamed
+from .._checks import LEVELS, check_count, check_memory, check_model, check_states, check_units, infer_units
+from .._random import as_generator
+from .._ties import zero_field_tolerance
+from .energy import energy, scale_exponent, scaled_parameters
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def energy_descent(s, W, b=None, units=None, scan="sequential", max_iter=1000, r
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
-        rule in :mod:`bmlib.states`), so its units descend to -1, not to 0:
+        rule in :mod:`bmlib.models.states`), so its units descend to -1, not to 0:
         pass ``units="bits"`` for bits.
     scan : {"sequential", "random"}
         Visit units 0, 1, ..., n-1 in every sweep, or in a fresh random order.
@@ -96,7 +96,7 @@ def energy_descent(s, W, b=None, units=None, scan="sequential", max_iter=1000, r
 
     # Only the sign of each field matters: with couplings near the float limit the fields are
     # computed on W and b divided by a power of 2, which keeps every sign and cannot overflow.
-    Wf, bf = _scaled(W, b, _scale_exponent(W, b))
+    Wf, bf = scaled_parameters(W, b, scale_exponent(W, b))
     zero = zero_field_tolerance(Wf, bf)  # a field that is 0 up to rounding leaves the unit as it is
 
     states, flipped = [s.copy()], []

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     ApproximationWarning,
     ConvergenceWarning,
     check_choice,
@@ -33,11 +33,11 @@ from ._checks import (
     check_temperatures,
     check_units,
 )
-from ._random import as_generator
-from ._threads import thin_blas
-from .exact import exact_route, log_partition
-from .partition import log_z_bethe, log_z_mean_field, log_z_tap
-from .partition_sampling import log_z_ais, log_z_importance, log_z_visited_states
+from .._random import as_generator
+from .._threads import thin_blas
+from ..exact.enumeration import exact_route, log_partition
+from .variational import log_z_bethe, log_z_mean_field, log_z_tap
+from .sampled import log_z_ais, log_z_importance, log_z_visited_states
 
 #: The methods, in the order of tables and legends: key -> label.
 METHODS = {

@@ -1,6 +1,6 @@
 """The tables of variable elimination: a cluster's log weights, and the upward pass that sums units out.
 
-Used by the public functions of :mod:`bmlib.elimination` for log Z, the moments
+Used by the public functions of :mod:`bmlib.exact.elimination` for log Z, the moments
 (whose downward pass reuses these tables) and the most probable state. Every
 table is a log weight over 2 values per unit, one axis per unit of its scope.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import LEVELS
+from .._checks import LEVELS
 
 
 def _aligned(scope, table, target):

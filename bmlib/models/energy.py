@@ -13,6 +13,11 @@ Argument order. Functions *of a state* take the state first, ``energy(s, W, b)``
 ``s`` may be a batch. Functions *of the model alone* (``log_partition(W, b, T)``,
 ``sample``, every estimator) take ``W`` first. That is the one rule everywhere
 in bmlib.
+
+Shared inside bmlib (documented internal names, not in the flat namespace and
+not part of the 1.x promise): :func:`scale_exponent`, :func:`scaled_parameters`
+and :func:`unscaled`, the exact power-of-two scaling that keeps the sums of
+huge models finite (also used by the sampler's coupling operators).
 """
 from __future__ import annotations
 
@@ -20,8 +25,8 @@ import math
 
 import numpy as np
 
-from ._checks import block_bytes, check_memory, check_model, check_state_batch, row_blocks
-from ._ties import zero_field_tolerance
+from .._checks import block_bytes, check_memory, check_model, check_state_batch, row_blocks
+from .._ties import zero_field_tolerance
 
 #: Partial sums of ``s^T W s`` and ``s W + b`` are bounded by ``(n**2 + n) max(|W|, |b|)``; when
 #: that bound passes this value (about 1e301) the sums could overflow where the result is
@@ -30,7 +35,7 @@ from ._ties import zero_field_tolerance
 _SAFE_SUM = 2.0**1000
 
 
-def _scale_exponent(W, b):
+def scale_exponent(W, b):
     """``k`` such that the sums are safe with ``W / 2**k`` and ``b / 2**k``: 0 for ordinary models."""
     n = W.shape[0]
     big = max(float(np.abs(W).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
@@ -39,12 +44,12 @@ def _scale_exponent(W, b):
     return int(np.frexp(big)[1])  # big / 2**k lies in [0.5, 1)
 
 
-def _scaled(W, b, k):
+def scaled_parameters(W, b, k):
     """``(W / 2**k, b / 2**k)``, exact (a power of 2)."""
     return (W, b) if k == 0 else (np.ldexp(W, -k), np.ldexp(b, -k))
 
 
-def _unscaled(x, k):
+def unscaled(x, k):
     """``x * 2**k``: inf only where the exact value is itself beyond the float range."""
     if k == 0:
         return x
@@ -90,8 +95,8 @@ def _scalar_if_single(x, ndim):
 
 def _energies(S, W, b, units=None):
     """Energies of float states ``S`` of shape (..., n)."""
-    k = _scale_exponent(W, b)
-    W, b = _scaled(W, b, k)
+    k = scale_exponent(W, b)
+    W, b = scaled_parameters(W, b, k)
     # "+ 0.0" turns the -0.0 of an empty sum into 0.0 for tidy printing.
     # With |W_ij| above 1, s^T W s counts each bond twice and can overflow where
     # E itself is finite; halving W first avoids that (and is exact for such W).
@@ -99,14 +104,14 @@ def _energies(S, W, b, units=None):
         E = -np.einsum("...i,ij,...j->...", S, 0.5 * W, S) - S @ b + 0.0
     else:
         E = -0.5 * np.einsum("...i,ij,...j->...", S, W, S) - S @ b + 0.0
-    return _unscaled(E, k)
+    return unscaled(E, k)
 
 
 def _fields(S, W, b, units=None):
     """Local fields ``S W + b`` of float states ``S`` of shape (..., n)."""
-    k = _scale_exponent(W, b)
-    Ws, bs = _scaled(W, b, k)
-    return _unscaled(S @ Ws + bs, k)
+    k = scale_exponent(W, b)
+    Ws, bs = scaled_parameters(W, b, k)
+    return unscaled(S @ Ws + bs, k)
 
 
 def _changes(S, W, b, units):
@@ -117,8 +122,8 @@ def _changes(S, W, b, units):
 
 def _stable(S, W, b, units):
     """``is_stable`` of float states ``S``: compared in the scaled units, where the tolerance is finite."""
-    k = _scale_exponent(W, b)
-    Ws, bs = _scaled(W, b, k)
+    k = scale_exponent(W, b)
+    Ws, bs = scaled_parameters(W, b, k)
     flipped = -S if units == "spins" else 1.0 - S
     dE = -(flipped - S) * (S @ Ws + bs)
     # A change that is 0 up to rounding (a flat direction) counts as 0: stable on every machine.
@@ -139,7 +144,7 @@ def energy(s, W, b=None, units=None):
     units : {"spins", "bits"}, optional
         If given, ``s`` must be in these units; if omitted, ``s`` may be either
         (but not a mixture), and an all-ones state reads as spins (the rule in
-        :mod:`bmlib.states`; the energy is the same in both).
+        :mod:`bmlib.models.states`; the energy is the same in both).
 
     Returns
     -------
@@ -172,7 +177,7 @@ def local_fields(s, W, b=None, units=None):
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
-        rule in :mod:`bmlib.states`; the fields are the same in both).
+        rule in :mod:`bmlib.models.states`; the fields are the same in both).
 
     Returns
     -------
@@ -201,7 +206,7 @@ def flip_energy_changes(s, W, b=None, units=None):
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
-        rule in :mod:`bmlib.states`): ``[1, 1, 1]`` flips to -1, not to 0.
+        rule in :mod:`bmlib.models.states`): ``[1, 1, 1]`` flips to -1, not to 0.
 
     Returns
     -------
@@ -228,7 +233,7 @@ def is_stable(s, W, b=None, units=None):
     b : array_like of shape (n,), optional
     units : {"spins", "bits"}, optional
         Inferred from ``s`` if omitted; an all-ones state reads as spins (the
-        rule in :mod:`bmlib.states`).
+        rule in :mod:`bmlib.models.states`).
 
     Returns
     -------

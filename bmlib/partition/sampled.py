@@ -11,13 +11,13 @@ log_z_ais
     annealed importance sampling (Neal 2001): importance sampling along a
     path of distributions from a product distribution to p, with an error bar.
 
-They return the :class:`~bmlib.LogZEstimate` of :mod:`bmlib.partition`.
+They return the :class:`~bmlib.LogZEstimate` of :mod:`bmlib.partition.variational`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     LEVELS,
     check_approximation_temperature,
     check_choice,
@@ -28,15 +28,15 @@ from ._checks import (
     check_temperature,
     check_units,
 )
-from ._importance import ais_schedule, annealed_log_weights, weights_summary
-from ._random import as_generator
-from ._threads import thin_blas
-from .meanfield import naive_mean_field
-from .partition import LogZEstimate
-from .sampling import sample
-from .sampling.kernel import check_energy_range, sweep_checked
-from .sampling.couplings import DenseCouplings
-from .sampling.schedules import SCANS
+from .._importance import ais_schedule, annealed_log_weights, weights_summary
+from .._random import as_generator
+from .._threads import thin_blas
+from ..meanfield.theories import naive_mean_field
+from .variational import LogZEstimate
+from ..sampling import sample
+from ..sampling.kernel import check_energy_range, sweep_checked
+from ..sampling.couplings import DenseCouplings
+from ..sampling.schedules import SCANS
 
 #: Mean-field marginals used as an importance-sampling proposal are kept in
 #: [floor, 1 - floor]: a proposal must give every state positive probability

@@ -52,10 +52,10 @@ import secrets
 
 import numpy as np
 
-from ._checks import MEMORY_BUDGET, _format_bytes, check_bool
+from .._checks import MEMORY_BUDGET, _format_bytes, check_bool
 from ._npz import Archive, write_npz
-from .learning.machine import BoltzmannMachine
-from .learning.rbm import RBM
+from ..learning.machine import BoltzmannMachine
+from ..learning.rbm import RBM
 
 FORMAT_TAG = "bmlib-model"
 #: Version of the file layout written by :func:`save_model`; files of a newer

@@ -21,9 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import check_choice, check_units
+from .._checks import check_choice, check_units
 
-_FILE = Path(__file__).with_name("data") / "digits.npz"
+_FILE = Path(__file__).parent.parent / "data" / "digits.npz"  # bmlib/data/, shipped as package data
 _SHA256 = "8f7dc2d53e98b2ecbc73b3d8f30ce16e7c933d0ac7d85fe6fbda9740d8675b25"
 N_DIGIT_IMAGES = 1797
 #: Pixels per side of a digit image.

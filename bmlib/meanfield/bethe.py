@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     LEVELS,
     ConvergenceWarning,
     check_approximation_temperature,
@@ -56,9 +56,9 @@ from ._checks import (
     check_temperature,
     check_units,
 )
-from ._random import as_generator
-from ._ties import first_best
-from .states import to_spins_parameters
+from .._random import as_generator
+from .._ties import first_best
+from ..models.states import to_spins_parameters
 
 _LN2 = float(np.log(2.0))
 #: Cavity field of the biased starts: each unit starts believing in its sign with odds e^4 : 1.

@@ -16,7 +16,7 @@ log_z_bethe
     loopy belief propagation: exact on trees, a lower bound for
     ferromagnets (Ruozzi 2012), no guarantee otherwise.
 
-In :mod:`bmlib.partition_sampling` (random, with error bars):
+In :mod:`bmlib.partition.sampled` (random, with error bars):
 ``log_z_importance``, ``log_z_visited_states`` (a lower bound) and
 ``log_z_ais``. In :mod:`bmlib.rbm_exact`: ``rbm_log_partition``.
 """
@@ -25,9 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ._deprecation import renamed
-from .bethe import belief_propagation
-from .meanfield import naive_mean_field, tap_mean_field
+from .._deprecation import renamed
+from ..meanfield.bethe import belief_propagation
+from ..meanfield.theories import naive_mean_field, tap_mean_field
 
 
 @dataclass(frozen=True)

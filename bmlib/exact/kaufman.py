@@ -6,7 +6,7 @@ kaufman_energy_per_spin             ``<E> / N`` on that torus
 kaufman_specific_heat_per_spin      ``Var(E) / (T**2 N)`` on that torus
 ==================================  ==================================================
 
-The model and conventions are those of :mod:`bmlib.ising_exact` (``K = J / T``).
+The model and conventions are those of :mod:`bmlib.exact.closed_forms` (``K = J / T``).
 Kaufman's formula cancels at high temperature whatever the scaling, so above
 ``T = 10 J`` it is evaluated in Python's decimal arithmetic instead (standard
 library), with the cosines computed there too.
@@ -17,8 +17,8 @@ import decimal
 
 import numpy as np
 
-from ._checks import check_count, check_memory
-from .ising_exact import _LN2, _give_back, _positive_coupling, _sinh2k_parts, _temperatures
+from .._checks import check_count, check_memory
+from .closed_forms import _LN2, _give_back, _positive_coupling, _sinh2k_parts, _temperatures
 
 # ----------------------------------------------------------------------------
 # 2-D torus: Kaufman 1949

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_count, check_integer, check_memory, check_real, check_units
-from ._random import as_generator
+from .._checks import check_count, check_integer, check_memory, check_real, check_units
+from .._random import as_generator
 from .states import all_states
 
 #: The three prototypes of :func:`ten_pixel_images`, as 2 x 5 images in bits:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_bool, check_count, check_memory, check_real
-from ._random import as_generator
+from .._checks import check_bool, check_count, check_memory, check_real
+from .._random import as_generator
 
 
 def chain_couplings(n, J=1.0, periodic=True):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_numeric_array, block_bytes, check_choice, check_data, check_memory, check_temperature
+from .._checks import as_numeric_array, block_bytes, check_choice, check_data, check_memory, check_temperature
 
 METHODS = ("naive", "tap")
 
@@ -83,7 +83,7 @@ def mean_field_inverse_ising(data, T=1.0, method="naive", units="spins"):
                          "leave the unit out or add patterns where it changes")
     W, b = _from_moments(m, C, T, method)
     if units == "bits":
-        from .states import to_bits_parameters
+        from ..models.states import to_bits_parameters
 
         W, b, _ = to_bits_parameters(W, b)
     return W, b

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import MEMORY_BUDGET, _format_bytes
+from .._checks import MEMORY_BUDGET, _format_bytes
 
 _MAGIC = b"\x93NUMPY"
 #: Longest ``.npy`` header text accepted; numpy's own default limit for untrusted files.
@@ -317,7 +317,7 @@ def write_npz(stream, arrays):
     Examples
     --------
     >>> import io, numpy as np
-    >>> from bmlib._npz import write_npz
+    >>> from bmlib.models._npz import write_npz
     >>> buffer = io.BytesIO()
     >>> write_npz(buffer, {"a": np.arange(3), "b": np.eye(2, dtype=bool)})
     >>> with np.load(io.BytesIO(buffer.getvalue()), allow_pickle=False) as f:

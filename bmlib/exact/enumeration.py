@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import LEVELS, MAX_EXACT_UNITS, check_bool, check_clamp, check_exact_size, check_model, check_temperature, check_units
-from ._threads import thin_blas
+from .._checks import LEVELS, MAX_EXACT_UNITS, check_exact_size, check_model, check_temperature, check_units
+from .._threads import thin_blas
 from ._elimination_plan import (
     MAX_ELIMINATION_UNITS,
     EliminationPlan,
@@ -40,27 +40,28 @@ from ._elimination_plan import (
     _unit_limit,
 )
 from .elimination import sparse_log_partition
-from .states import MAX_TABLE_UNITS, _states_of_index, all_states
+from ..models.states import MAX_TABLE_UNITS, states_of_index, all_states
 
 _TRAILING_UNITS = 14
 _CHUNK_STATES = 2**21  # 16 MiB of float64 per chunk
-#: Parameters larger than this are scaled down by 2**_BIG_EXPONENT before energies are
+#: Parameters larger than this are scaled down by 2**BIG_EXPONENT before energies are
 #: formed: 465 couplings and 30 biases of 2**1000 (n = 30) still sum to a finite energy.
-_BIG_PARAMETER = 2.0**1000
-_BIG_EXPONENT = 30
+#: Shared inside bmlib (the RBM's exact log Z scales the same way); not in the flat namespace.
+BIG_PARAMETER = 2.0**1000
+BIG_EXPONENT = 30
 
 
 def _scaled_model(W, b):
     """Return ``(W / 2**k, b / 2**k, k)`` with ``k`` chosen so that no energy overflows.
 
-    ``k = 0`` (no change) unless a parameter exceeds ``_BIG_PARAMETER``. Dividing
+    ``k = 0`` (no change) unless a parameter exceeds ``BIG_PARAMETER``. Dividing
     by a power of two is exact, except for entries below ~1e-300 next to ones
     near 1e308, which cannot move an energy of that size anyway.
     """
     top = max(float(np.abs(W).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
-    if top <= _BIG_PARAMETER:
+    if top <= BIG_PARAMETER:
         return W, b, 0
-    return W / 2.0**_BIG_EXPONENT, b / 2.0**_BIG_EXPONENT, _BIG_EXPONENT
+    return W / 2.0**BIG_EXPONENT, b / 2.0**BIG_EXPONENT, BIG_EXPONENT
 
 
 def _over_T(x, T, k, out=None):
@@ -106,7 +107,7 @@ def _chunks(W, b, units):
     right[L + 1] = 1.0
     low, high = LEVELS[units]
     for start in range(0, 2**n_lead, per_chunk):
-        lead = _states_of_index(lead_all[start : start + per_chunk], n_lead, low, high, dtype=float)
+        lead = states_of_index(lead_all[start : start + per_chunk], n_lead, low, high, dtype=float)
         left = np.empty((lead.shape[0], L + 2))
         left[:, :L] = lead @ W[:n_lead, n_lead:]
         left[:, L] = 1.0
@@ -277,7 +278,7 @@ def _refuse_both(n, refused):
 def _route(W):
     """``(plan, None)`` if log_partition eliminates ``W``, else ``(None, why elimination is refused or None)``.
 
-    The planning is bounded (:func:`~bmlib._elimination_plan._plan_for`): a graph that
+    The planning is bounded (:func:`~bmlib.exact._elimination_plan._plan_for`): a graph that
     no order can fit is found out without planning it to the end. A plan that
     fits is the one the full planner chooses whenever that one fits.
     """
@@ -438,138 +439,3 @@ def exact_energy_moments(W, b=None, T=1.0, units="spins"):
     if not np.isfinite(variance):
         raise _beyond_range("exact_energy_moments", "the energy variance", T, k)
     return mean, variance
-
-
-def _clamped(W, b, T, units, clamped, values):
-    """Per-pattern log Z_clamped (P,), free means (P, n_f), and free second moments (P, n_f, n_f)."""
-    n = W.shape[0]
-    free = np.setdiff1d(np.arange(n), clamped)
-    V = np.atleast_2d(values)
-    W, b, k = _scaled_model(W, b)
-    # E(v, f) = E_cc(v) + E_ff(f) - f . (W_fc v): the clamped units act on the
-    # free ones as an extra bias.
-    e_c = _block_energy(V, W[np.ix_(clamped, clamped)], b[clamped])
-    b_eff = b[free] + V @ W[np.ix_(clamped, free)]
-    W_ff = W[np.ix_(free, free)]
-    n_f = free.size
-    log_z, means, seconds = np.empty(len(V)), np.empty((len(V), n_f)), np.empty((len(V), n_f, n_f))
-    with np.errstate(over="ignore"):  # an overflowing log Z is reported by the caller
-        if n_f <= _TRAILING_UNITS:
-            # Few free units: all patterns at once, -E_ff of every completion in one product,
-            # then -(E - E_min) / T as in _RunningSums.
-            S = all_states(n_f, units).astype(float)
-            neg_e = b_eff @ S.T - _block_energy(S, W_ff, np.zeros(n_f))[None, :]
-            top = neg_e.max(axis=1, keepdims=True)
-            w = np.exp(_over_T(neg_e - top, T, k))
-            z = w.sum(axis=1)
-            p = w / z[:, None]
-            log_z = _over_T(top[:, 0] - e_c, T, k) + np.log(z)
-            means = p @ S
-            seconds = np.einsum("pk,ki,kj->pij", p, S, S) if n_f else seconds
-        else:
-            check_exact_size(n_f, "clamped enumeration")
-            for r in range(len(V)):
-                shift, log_sum, means[r], seconds[r] = _moments(W_ff, b_eff[r], T, units, k)
-                log_z[r] = _over_T(shift - e_c[r], T, k) + log_sum
-    return free, log_z, means, seconds, k
-
-
-@thin_blas
-def clamped_log_partition(W, b=None, T=1.0, units="spins", *, clamped, values):
-    """Exact log of the partition function with some units clamped.
-
-    ``log Z(v) = log sum_f exp(-E(v, f)/T)`` sums over the free units only,
-    with the units in ``clamped`` held at ``values``. With the visible units
-    clamped, ``log p(v) = log Z(v) - log Z`` is the exact log-likelihood of a
-    pattern in a machine with hidden units.
-
-    Parameters
-    ----------
-    W : array_like of shape (n, n)
-    b : array_like of shape (n,), optional
-    T : float
-    units : {"spins", "bits"}
-    clamped : sequence of int, length k
-        Indices of the clamped units (distinct, in ``0..n-1``); keyword only,
-        as in :func:`~bmlib.naive_mean_field`, so the model comes first as
-        everywhere else.
-    values : array_like of shape (k,) or (P, k)
-        One pattern, or P patterns, in ``units``.
-
-    Returns
-    -------
-    float for one pattern, or ndarray of shape (P,)
-
-    Examples
-    --------
-    >>> import bmlib as bm
-    >>> W = [[0, 1], [1, 0]]
-    >>> round(bm.clamped_log_partition(W, clamped=[0], values=[1]), 4)  # log(e + 1/e)
-    1.1269
-    """
-    W, b = check_model(W, b)
-    T, units = check_temperature(T), check_units(units)
-    idx, vals = check_clamp(clamped, values, W.shape[0], units)
-    _, log_z, _, _, k = _clamped(W, b, T, units, idx, vals)
-    if not np.all(np.isfinite(log_z)):
-        raise _beyond_range("clamped_log_partition", "log Z", T, k)
-    return float(log_z[0]) if vals.ndim == 1 else log_z
-
-
-@thin_blas
-def clamped_moments(W, b=None, T=1.0, units="spins", *, clamped, values, average=True):
-    """Exact ``<s_i>`` and ``<s_i s_j>`` with some units clamped to given values.
-
-    The free units follow the Boltzmann-Gibbs distribution conditioned on
-    the clamped ones; the clamped units keep their values. Averaged over a
-    batch of patterns these are the "clamped" (data) statistics of the
-    learning rule.
-
-    Parameters
-    ----------
-    W : array_like of shape (n, n)
-    b : array_like of shape (n,), optional
-    T : float
-    units : {"spins", "bits"}
-    clamped : sequence of int, length k
-        Indices of the clamped units (distinct, in ``0..n-1``); keyword only,
-        as in :func:`~bmlib.naive_mean_field`, so the model comes first as
-        everywhere else.
-    values : array_like of shape (k,) or (P, k)
-        One pattern, or P patterns, in ``units``.
-    average : bool
-        For a batch, return the average over patterns (default) or one
-        result per pattern.
-
-    Returns
-    -------
-    mean : ndarray of shape (n,), or (P, n) if ``average=False``
-    second : ndarray of shape (n, n), or (P, n, n) if ``average=False``
-
-    Examples
-    --------
-    >>> import bmlib as bm
-    >>> W = [[0, 1], [1, 0]]
-    >>> mean, second = bm.clamped_moments(W, clamped=[0], values=[1])
-    >>> print(mean.round(4))  # <s_1> = tanh(1) given s_0 = +1
-    [1.     0.7616]
-    """
-    average = check_bool(average, "average")
-    W, b = check_model(W, b)
-    T, units = check_temperature(T), check_units(units)
-    n = W.shape[0]
-    idx, vals = check_clamp(clamped, values, n, units)
-    free, _, means_f, seconds_f, _ = _clamped(W, b, T, units, idx, vals)
-    V = np.atleast_2d(vals)
-    P = len(V)
-    mean = np.empty((P, n))
-    mean[:, idx], mean[:, free] = V, means_f
-    second = np.empty((P, n, n))
-    second[:, idx[:, None], idx[None, :]] = V[:, :, None] * V[:, None, :]
-    cross = V[:, :, None] * means_f[:, None, :]
-    second[:, idx[:, None], free[None, :]] = cross
-    second[:, free[:, None], idx[None, :]] = cross.transpose(0, 2, 1)
-    second[:, free[:, None], free[None, :]] = seconds_f
-    if average or vals.ndim == 1:
-        return mean.mean(axis=0), second.mean(axis=0)
-    return mean, second

@@ -35,8 +35,8 @@ for ``square_lattice_couplings`` that is row by row) and, for a
 :class:`~bmlib.SquareLattice`, ``"rows"`` and ``"columns"``. ``"auto"`` plans
 all but ``"min_degree"`` and keeps the cheapest; ties go to the first in that list.
 
-The planner (orders, costs, refusals) is in :mod:`bmlib._elimination_plan`, the
-tables and the upward pass in :mod:`bmlib._elimination_tables`; this module holds
+The planner (orders, costs, refusals) is in :mod:`bmlib.exact._elimination_plan`, the
+tables and the upward pass in :mod:`bmlib.exact._elimination_tables`; this module holds
 the public functions.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import LEVELS, check_model, check_real, check_temperature, check_units
+from .._checks import LEVELS, check_model, check_real, check_temperature, check_units
 from ._elimination_plan import (  # the first three are public at this path too
     MAX_ELIMINATION_UNITS,
     ORDERS,
@@ -57,8 +57,8 @@ from ._elimination_plan import (  # the first three are public at this path too
     _unit_limit,
 )
 from ._elimination_tables import _aligned, _cluster_table, _logsumexp, _upward
-from ._threads import thin_blas
-from ._ties import tie_tolerance
+from .._threads import thin_blas
+from .._ties import tie_tolerance
 
 
 class SparseMoments(NamedTuple):

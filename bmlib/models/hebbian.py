@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._deprecation import renamed
-from ._checks import (
+from .._deprecation import renamed
+from .._checks import (
     as_numeric_array,
     block_bytes,
     check_count,
@@ -25,8 +25,8 @@ from ._checks import (
     check_sequence,
     check_states,
 )
-from ._random import as_generator
-from ._ties import zero_field_tolerance
+from .._random import as_generator
+from .._ties import zero_field_tolerance
 
 
 def hebbian_weights(patterns, scale=1.0):

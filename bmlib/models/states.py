@@ -22,6 +22,12 @@ read as spins, the default. So an all-ones state reads as spins: for example
 to -1), and ``[2, 2, 2]`` with ``units="bits"`` (flips to 0). A batch is read
 as a whole, and must not mix -1s and 0s. Pass ``units`` whenever the states
 may be all ones.
+
+Shared inside bmlib (documented internal names, not in the flat namespace and
+not part of the 1.x promise): :func:`states_of_index`, the rows of
+``all_states(n)`` for given indices without building the table (exact
+enumeration, the RBM's sums), and :func:`checked_state_index`, :func:`state_index`
+with errors that name the caller's argument (the goodness-of-fit test).
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ import math
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     block_bytes,
     check_count,
     check_memory,
@@ -82,7 +88,7 @@ def all_states(n, units="spins"):
     low = 0 if units == "bits" else -1
     table = np.empty((2**n, n), dtype=np.int8)
     for rows in row_blocks(2**n, 24 * n):
-        table[rows] = _states_of_index(np.arange(rows.start, rows.stop, dtype=np.int64), n, low=low)
+        table[rows] = states_of_index(np.arange(rows.start, rows.stop, dtype=np.int64), n, low=low)
     return table
 
 
@@ -96,7 +102,7 @@ def state_index(states, units=None):
         Spins (-1/+1) or bits (0/1); ``n <= 62``.
     units : {"spins", "bits"}, optional
         Inferred from the values if omitted; all ones reads as spins (the rule
-        in :mod:`bmlib.states`), which gives the same index here.
+        in :mod:`bmlib.models.states`), which gives the same index here.
 
     Returns
     -------
@@ -112,11 +118,11 @@ def state_index(states, units=None):
     >>> bm.state_index(bm.all_states(3, units="bits")).tolist()
     [0, 1, 2, 3, 4, 5, 6, 7]
     """
-    return _state_index(states, units, "states")
+    return checked_state_index(states, units, "states")
 
 
-def _state_index(states, units, name):
-    """:func:`state_index`, with errors naming the caller's argument ``name``."""
+def checked_state_index(states, units, name):
+    """:func:`state_index`, with errors naming the caller's argument ``name`` (shared inside bmlib)."""
     try:
         shape = np.shape(states)
     except ValueError:  # ragged: check_states says what is wrong
@@ -142,8 +148,11 @@ def _state_index(states, units, name):
     return index.reshape(arr.shape[:-1])
 
 
-def _states_of_index(index, n, low=-1, high=1, dtype=np.int8):
-    """Inverse of :func:`state_index`: the states of rows ``index`` (any shape) of ``all_states(n)``."""
+def states_of_index(index, n, low=-1, high=1, dtype=np.int8):
+    """Inverse of :func:`state_index`: the states of rows ``index`` (any shape) of ``all_states(n)`` (shared inside bmlib).
+
+    Returns an array of shape ``index.shape + (n,)`` of ``low`` and ``high``, in ``dtype``.
+    """
     digits = (np.asarray(index, dtype=np.int64)[..., None] >> np.arange(n - 1, -1, -1, dtype=np.int64)) & 1
     return np.where(digits == 1, high, low).astype(dtype)
 

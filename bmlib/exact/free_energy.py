@@ -15,11 +15,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import check_distribution, check_model, check_temperature, check_temperatures, check_units
-from ._threads import thin_blas
-from .energy import energy
-from .exact import exact_energy_moments, log_partition
-from .states import MAX_TABLE_UNITS, all_states
+from .._checks import check_distribution, check_model, check_temperature, check_temperatures, check_units
+from .._threads import thin_blas
+from ..models.energy import energy
+from .enumeration import exact_energy_moments, log_partition
+from ..models.states import MAX_TABLE_UNITS, all_states
 
 
 class FreeEnergy(NamedTuple):

@@ -2,7 +2,7 @@
 
 The model is ``E(s) = -J sum_<ij> s_i s_j - h sum_i s_i`` with spins
 ``s_i = +-1`` at temperature ``T``; in bmlib's form it is ``W`` from
-:mod:`bmlib.lattices` and ``b = h * ones``. Throughout, ``K = J / T``.
+:mod:`bmlib.models.lattices` and ``b = h * ones``. Throughout, ``K = J / T``.
 
 ==================================  ==================================================
 chain_log_partition                 1-D chain, any field, open or periodic (transfer matrix)
@@ -17,7 +17,7 @@ returns a float or an array of the same shape. Everything is computed in
 logarithms or with scaled quantities, so that nothing overflows at any
 temperature; the few places where a formula still cancels are named, with
 the accuracy that remains, in the docstrings. The finite torus (Kaufman 1949)
-is in :mod:`bmlib.kaufman`, which shares the helpers here.
+is in :mod:`bmlib.exact.kaufman`, which shares the helpers here.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import numbers
 
 import numpy as np
 
-from ._checks import _show, check_bool, check_count, check_real
+from .._checks import _show, check_bool, check_count, check_real
 
 _LN2 = float(np.log(2.0))
 
