@@ -21,6 +21,7 @@ import importlib
 from ._warnings import brief_warnings
 from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
 from .bethe import BetheResult, belief_propagation
+from .bounds import AISSandwich, ais_sandwich
 from .datasets import (
     TEN_PIXEL_PROTOTYPES,
     bars_and_stripes,
@@ -228,6 +229,8 @@ _LAZY_NAMES = {name: module for module, names in _LAZY_SUBMODULES.items() for na
 __version__ = "1.0.0"
 
 __all__ = [
+    "AISSandwich",
+    "ais_sandwich",
     "ChiSquareResult",
     "AnnealedStatistics",
     "ApproximationWarning",
