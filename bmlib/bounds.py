@@ -158,6 +158,7 @@ def ais_sandwich(W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, f
     Examples
     --------
     >>> import bmlib as bm
+
     The 4 x 4 torus at T = 1: a short schedule leaves a gap, a longer one
     closes it (the two may then cross by their noise, as here):
 
