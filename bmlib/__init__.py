@@ -21,7 +21,7 @@ import importlib
 from ._warnings import brief_warnings
 from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
 from .bethe import BetheResult, belief_propagation
-from .bounds import AISSandwich, ais_sandwich
+from .bounds import AISSandwich, ais_sandwich, exact_samples
 from .datasets import (
     TEN_PIXEL_PROTOTYPES,
     bars_and_stripes,
@@ -231,6 +231,7 @@ __version__ = "1.0.0"
 __all__ = [
     "AISSandwich",
     "ais_sandwich",
+    "exact_samples",
     "ChiSquareResult",
     "AnnealedStatistics",
     "ApproximationWarning",
