@@ -50,7 +50,7 @@ SECTIONS = [
      ["bmlib.meanfield", "bmlib.learning.deterministic",
       "bmlib.plotting.meanfield", "bmlib.widgets.meanfield", "bmlib.exercises.meanfield"]),
     ("The normalizing constant Z", "normalizing_constant",
-     ["bmlib.partition", "bmlib.partition_sampling", "bmlib.partition_study", "bmlib.bethe", "bmlib.elimination", "bmlib._elimination_plan",
+     ["bmlib.partition", "bmlib.partition_sampling", "bmlib.bounds", "bmlib.partition_study", "bmlib.bethe", "bmlib.elimination", "bmlib._elimination_plan",
       "bmlib.plotting.partition", "bmlib.widgets.partition", "bmlib.exercises.partition"]),
     ("Shared pieces", None, ["bmlib._checks", "bmlib._checks.solvers", "bmlib._warnings", "bmlib.widgets._base"]),
 ]
