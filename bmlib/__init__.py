@@ -25,6 +25,8 @@ import importlib
 from ._warnings import brief_warnings
 from ._checks import MAX_COUNT, MAX_EXACT_UNITS, MEMORY_BUDGET, ApproximationWarning, ConvergenceWarning
 from .meanfield.bethe import BetheResult, belief_propagation
+from .partition.sandwich import AISSandwich, ais_sandwich
+from .exact.samples import exact_samples
 from .models.datasets import (
     TEN_PIXEL_PROTOTYPES,
     bars_and_stripes,
@@ -233,6 +235,9 @@ _LAZY_NAMES = {name: module for module, names in _LAZY_SUBMODULES.items() for na
 __version__ = "1.0.0"
 
 __all__ = [
+    "AISSandwich",
+    "ais_sandwich",
+    "exact_samples",
     "ChiSquareResult",
     "AnnealedStatistics",
     "ApproximationWarning",

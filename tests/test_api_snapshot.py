@@ -56,7 +56,7 @@ def test_every_recorded_rename_is_in_the_vocabulary_table():
     assert pairs and all(RENAMED.get(old) == new for old, new in pairs)
 
 
-def test_a_new_keyword_only_parameter_with_a_default_is_growth_and_anything_else_is_change():
+def test_a_new_parameter_with_a_default_that_no_old_call_reaches_is_growth_and_anything_else_is_change():
     before = {"kind": "function", "signature": "(W, b=None, *, schedule=((1.0, 2), (0.5, 2)), rng=None)"}
 
     def diff(signature):
@@ -66,6 +66,8 @@ def test_a_new_keyword_only_parameter_with_a_default_is_growth_and_anything_else
 
     assert diff("(W, b=None, *, schedule=((1.0, 2), (0.5, 2)), progress=False, rng=None)") == ["g "]
     assert diff("(W, b=None, *, schedule=((1.0, 2), (0.5, 2)), progress, rng=None)") == ["~ "]  # no default
-    assert diff("(W, b=None, c=1, *, schedule=((1.0, 2), (0.5, 2)), rng=None)") == ["~ "]  # positional
+    assert diff("(W, b=None, c=1, *, schedule=((1.0, 2), (0.5, 2)), rng=None)") == ["g "]  # appended positional
+    assert diff("(W, c=1, b=None, *, schedule=((1.0, 2), (0.5, 2)), rng=None)") == ["~ "]  # moves b's position
+    assert diff("(W, b=None, c, *, schedule=((1.0, 2), (0.5, 2)), rng=None)") == ["~ "]  # no default
     assert diff("(W, b=None, *, rng=None)") == ["~ "]  # removed
     assert diff("(W, b=None, *, schedule=((1.0, 2),), rng=None)") == ["~ "]  # a default changed

@@ -193,7 +193,13 @@ def test_figures_draw_and_refuse_bad_input():
     images = bm.digits("held_out", units="bits").images[:5]
     fig = bm.plot_inpainting(images, np.full((5, 64), 0.25), missing=range(32, 64))
     assert len(fig.axes) == 15
+    assert [ax.get_title() for ax in fig.axes[:5]] == ["1", "2", "3", "4", "5"]  # columns numbered by default
     plt.close(fig)
+    fig = bm.plot_inpainting(images, np.full((5, 64), 0.25), missing=range(32, 64), labels=[5, 1, 7, 3, 0])
+    assert [ax.get_title() for ax in fig.axes[:5]] == ["5", "1", "7", "3", "0"]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="labels must have one label per image"):
+        bm.plot_inpainting(images, np.full((5, 64), 0.25), missing=[0], labels=[1, 2])
     with pytest.raises(ValueError, match="shape 8 x 8 must hold the 9"):
         bm.plot_filters(bm.RBM(9, 2))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):

@@ -52,7 +52,7 @@ SECTIONS = [
      ["bmlib.meanfield.theories", "bmlib.learning.deterministic",
       "bmlib.plotting.meanfield", "bmlib.widgets.meanfield", "bmlib.exercises.meanfield"]),
     ("The normalizing constant Z", "normalizing_constant",
-     ["bmlib.partition.variational", "bmlib.partition.sampled", "bmlib.partition.study", "bmlib.meanfield.bethe", "bmlib.exact.elimination", "bmlib.exact._elimination_plan",
+     ["bmlib.partition.variational", "bmlib.partition.sampled", "bmlib.partition.sandwich", "bmlib.exact.samples", "bmlib.partition.study", "bmlib.meanfield.bethe", "bmlib.exact.elimination", "bmlib.exact._elimination_plan",
       "bmlib.plotting.partition", "bmlib.widgets.partition", "bmlib.exercises.partition", "bmlib.exercises.ais"]),
     ("Shared pieces", None, ["bmlib._checks", "bmlib._checks.solvers", "bmlib._warnings", "bmlib.widgets._base"]),
 ]

@@ -151,13 +151,22 @@ def _parameters(signature):
 
 
 def _grown_signature(old, new):
-    """True if ``new`` is ``old`` with keyword-only parameters that have defaults added (growth, not change)."""
-    if old is None or new is None or "*" not in _parameters(new):
+    """True if ``new`` is ``old`` plus parameters with defaults that no old call can reach by position.
+
+    That is, added keyword-only parameters, or added positional ones after
+    the last old positional parameter (growth, not change).
+    """
+    if old is None or new is None:
         return old == new
     a, b = _parameters(old), _parameters(new)
-    star = b.index("*")
-    kept = [p for k, p in enumerate(b) if p in a or k <= star or "=" not in p]
-    return kept == a or (kept == a + ["*"] and "*" not in a)
+    added = [k for k, p in enumerate(b) if p not in a and p != "*"]
+    if any("=" not in b[k] or b[k].startswith("*") for k in added):
+        return False
+    if [p for k, p in enumerate(b) if k not in added and not (p == "*" and "*" not in a)] != a:
+        return False
+    old_positional = [k for k, p in enumerate(b) if p in a and ("*" not in b or k < b.index("*"))]
+    last = max(old_positional, default=-1)
+    return all(k > last for k in added)
 
 
 def _only_grown(old, new):
@@ -187,7 +196,7 @@ def differences(old, new):
         elif a != b and _only_renamed(a, b):
             lines.append(f"r {name}: renamed, old names still accepted: {b.get('renamed') or b.get('renamed_members')}")
         elif a != b and _only_grown(a, b):
-            lines.append(f"g {name}: grew (new keyword-only parameters with defaults, or new members): {b}")
+            lines.append(f"g {name}: grew (new parameters with defaults that no old call reaches, or new members): {b}")
         elif a != b:
             lines.append(f"~ {name}:\n    was {a}\n    now {b}")
     return lines

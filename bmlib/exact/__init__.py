@@ -9,6 +9,8 @@ free_energy.py        free energy, entropy, heat capacity, F[q] = F + T KL(q, p)
 elimination.py        variable elimination for sparse machines (with the plan in
                       ``_elimination_plan.py`` and the tables in
                       ``_elimination_tables.py``)
+samples.py            independent exact samples, drawn back through the
+                      elimination order (wherever log Z is exact)
 closed_forms.py       the Ising chain's transfer matrix, Onsager, Yang, T_c
 kaufman.py            Kaufman's exact finite square torus
 ====================  =======================================================

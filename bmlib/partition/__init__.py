@@ -6,6 +6,8 @@ variational.py  ``LogZEstimate`` (every estimate's result) and the mean-field
                 ``log_z_bethe``
 sampled.py      importance sampling, the visited-states sum (a lower bound)
                 and annealed importance sampling, with error bars
+sandwich.py     ``ais_sandwich``: forward and reverse AIS, a stochastic lower and
+                upper bound whose gap exposes a schedule that is too short
 study.py        ``compare_log_z``: every estimator against the exact value
                 over temperatures and budgets (the Z chapter's table,
                 figures and widget)

@@ -199,7 +199,8 @@ def _shape(shape, n):
     return rows, cols
 
 
-def plot_inpainting(images, probabilities, missing, shape=(8, 8), titles=("image", "what is known", "filled in")):
+def plot_inpainting(images, probabilities, missing, shape=(8, 8), titles=("image", "what is known", "filled in"),
+                    labels=None):
     """Images with some pixels hidden, and the model's probability that each hidden pixel is on.
 
     One column per image, three rows: the whole image; the known pixels,
@@ -218,6 +219,9 @@ def plot_inpainting(images, probabilities, missing, shape=(8, 8), titles=("image
     shape : tuple (rows, cols)
     titles : sequence of three str
         Labels of the three rows.
+    labels : sequence of m str or int, optional
+        A label above each column (for digits, their class); by default
+        the columns are numbered 1, 2, ..., as the figure's words number them.
 
     Returns
     -------
@@ -248,6 +252,12 @@ def plot_inpainting(images, probabilities, missing, shape=(8, 8), titles=("image
     if len(titles) != 3 or not all(isinstance(t, str) for t in titles):
         raise ValueError(f"titles must be three strings, one label per row; got {titles!r}")
     m = images.shape[0]
+    if labels is None:
+        labels = [str(c + 1) for c in range(m)]
+    else:
+        labels = [str(label) for label in check_sequence(labels, "labels", "one label per image")]
+        if len(labels) != m:
+            raise ValueError(f"labels must have one label per image, {m}; got {len(labels)}")
     on = (images == 1).astype(float)  # on is 1 in bits and +1 in spins
     known = on.copy()
     known[:, index] = np.nan
@@ -274,20 +284,25 @@ def plot_inpainting(images, probabilities, missing, shape=(8, 8), titles=("image
                 spine.set_visible(False)
             if c == 0:
                 ax.set_ylabel(title, fontsize=FONT_SIZE, rotation=0, ha="right", va="center")
-    _describe_inpainting(fig, on, probabilities, index, rows, cols, titles)
+            if r == 0:
+                ax.set_title(labels[c], fontsize=FONT_SIZE)
+    _describe_inpainting(fig, on, probabilities, index, rows, cols, titles, labels)
     return fig
 
 
-def _describe_inpainting(fig, on, probabilities, index, rows, cols, titles):
+def _describe_inpainting(fig, on, probabilities, index, rows, cols, titles, labels):
     m, k = on.shape[0], index.size
     truth, guess = on[:, index], probabilities[:, index]
     ys, xs = np.divmod(index, cols)
     block = (ys.max() - ys.min() + 1) * (xs.max() - xs.min() + 1) == k
     across = "all columns" if xs.min() == 0 and xs.max() == cols - 1 else f"columns {xs.min() + 1} to {xs.max() + 1}"
     where = f"rows {ys.min() + 1} to {ys.max() + 1} of {rows} from the top, {across}"
-    per_image = "; ".join(f"{c + 1}: {int(truth[c].sum())}, {number(guess[c].mean())}" for c in range(m))
+    numbered = labels == [str(c + 1) for c in range(m)]
+    per_image = "; ".join(f"{c + 1}{'' if numbered else f' (label {labels[c]})'}: {int(truth[c].sum())}, "
+                          f"{number(guess[c].mean())}" for c in range(m))
     describe(fig, [
-        f"{count(m, 'image')} of {rows} × {cols} pixels, one per column, with {count(k, 'pixel')} hidden "
+        f"{count(m, 'image')} of {rows} × {cols} pixels, one per column ({'numbered' if numbered else 'labelled'} "
+        f"above), with {count(k, 'pixel')} hidden "
         f"({'' if block else 'within '}{where}; outlined). Rows: \"{titles[0]}\"; \"{titles[1]}\" (hidden "
         f"grey); \"{titles[2]}\" (hidden pixels by their probability of being on, white 0 to dark 1).",
         f"A fraction {number(truth.mean())} of the hidden pixels are on; their mean probability is "
