@@ -95,16 +95,16 @@ from .meanfield.theories import MeanFieldResult, naive_mean_field, tap_mean_fiel
 from .partition.variational import LogZEstimate, log_z_bethe, log_z_mean_field, log_z_tap
 from .partition.sampled import log_z_ais, log_z_importance, log_z_visited_states
 from .partition.study import LogZComparison, compare_log_z
-from .rbm_ais import base_visible_biases, log_z_rbm_ais
-from .image_study import (
+from .learning.rbm.ais import base_visible_biases, log_z_rbm_ais
+from .learning.rbm.images import (
     RBMLearningCurve,
     inpaint,
     nearest_centroid_accuracy,
     nearest_centroid_labels,
     rbm_learning_curves,
 )
-from .rbm_exact import rbm_log_partition
-from .rbm_tempering import RBMTemperingResult, rbm_parallel_tempering
+from .learning.rbm.exact import rbm_log_partition
+from .learning.rbm.tempering import RBMTemperingResult, rbm_parallel_tempering
 from .sampling import (
     ChiSquareResult,
     CriticalSlowing,

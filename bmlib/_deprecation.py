@@ -67,11 +67,18 @@ def renamed(**old_to_new):
         # Where each new word sits when passed by position (None: keyword-only), to refuse it twice.
         position = {new: (names.index(new) if params[names.index(new)].kind is params[0].POSITIONAL_OR_KEYWORD
                           else None) for new in old_to_new.values()}
-        name = _public_name(func)
+        written_as = _public_name(func)
+        method = "." in func.__qualname__
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             if kwargs and not kwargs.keys().isdisjoint(old_to_new):
+                # A method is named by the class the reader called it on (RBM.gibbs, written in
+                # the base class BlockGibbs); a constructor by its class.
+                name = written_as
+                if method and args:
+                    cls_name = type(args[0]).__name__
+                    name = cls_name if func.__name__ == "__init__" else f"{cls_name}.{func.__name__}"
                 for old, new in old_to_new.items():
                     if old not in kwargs:
                         continue

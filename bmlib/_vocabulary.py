@@ -292,3 +292,20 @@ WORDS = {
     "wolff": "autocorrelation times of Wolff sampling",
     "cluster_fraction": "mean size of a Wolff cluster, as a fraction of the lattice",
 }
+
+
+def class_members(cls):
+    """A public class's attributes, its own and those of its bmlib base classes, by name.
+
+    What a reader's ``obj.attr`` finds: :class:`~bmlib.RBM` is written as a
+    model with two base classes (its block Gibbs sampler and its exact
+    likelihood, one module each), and an update rule inherits the forms it
+    does not override. The API snapshot, the API page and the vocabulary
+    test read every public class through this, so a method moved to a base
+    class is neither lost nor counted twice.
+    """
+    members = {}
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.startswith("bmlib"):
+            members.update(vars(klass))
+    return members

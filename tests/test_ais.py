@@ -254,12 +254,12 @@ def test_both_ais_run_the_one_annealing_loop_and_weight_summary(monkeypatch, whi
     # the loop by one that returns the log weights [0, log 3]: each estimator must hand it its schedule and
     # report log Z_0 + log mean(1, 3), the delta-method error and the ESS (1 + 3)^2 / (1 + 9) of those weights.
     import bmlib.partition.sampled
-    import bmlib.rbm_ais
+    import bmlib.learning.rbm.ais
 
-    module = bmlib.partition.sampled if which == "log_z_ais" else bmlib.rbm_ais
+    module = bmlib.partition.sampled if which == "log_z_ais" else bmlib.learning.rbm.ais
     seen = []
 
-    def fixed_weights(fractions, state, log_ratio, move):
+    def fixed_weights(fractions, state, log_ratio, move, progress=False):
         seen.append((fractions.copy(), state.shape))
         return np.array([0.0, np.log(3.0)]), 2
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib.image_study import RBMLearningCurve
+from bmlib.learning.rbm.images import RBMLearningCurve
 from bmlib.partition.study import METHODS, SAMPLING
 from bmlib.plotting._words import number
 from conftest import described

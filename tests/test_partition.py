@@ -209,7 +209,7 @@ def test_rbm_log_partition_matches_the_full_machine(n_v, n_h, T, units):
 
 @pytest.mark.parametrize("units", ["spins", "bits"])
 def test_rbm_log_partition_in_many_blocks(units, monkeypatch):
-    import bmlib.rbm_exact as rbm_exact
+    import bmlib.learning.rbm.exact as rbm_exact
 
     monkeypatch.setattr(rbm_exact, "_BLOCK_ENTRIES", 16)  # one or two states per block
     rng = np.random.default_rng(3)

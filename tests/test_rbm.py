@@ -65,7 +65,7 @@ def test_free_energy_is_minus_T_log_of_the_sum_over_hidden_states(units, rng):
 
 
 def test_blocked_enumeration_matches_one_block(rng, monkeypatch):
-    import bmlib.learning.rbm as rbm_module
+    import bmlib.learning.rbm.exact as rbm_module  # the one block size of every RBM enumeration
 
     rbm = random_rbm(6, 7, "spins", 0.6, rng, scale=1.5)
     log_z, moments = rbm.log_partition(), rbm._exact_statistics(np.ones((1, 6)))[1]

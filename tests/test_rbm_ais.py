@@ -1,4 +1,4 @@
-"""AIS for RBMs (bmlib/rbm_ais.py) against the exact log Z of the smaller layer.
+"""AIS for RBMs (bmlib/learning/rbm/ais.py) against the exact log Z of the smaller layer.
 
 Statistical tests name their seeds and tolerances; each fails if log Z_0, the
 weight increments or the Gibbs sweep is wrong (tried by breaking each once).

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib._vocabulary import RENAMED, WORDS
+from bmlib._vocabulary import RENAMED, WORDS, class_members
 
 
 def _public_callables():
@@ -23,7 +23,7 @@ def _public_callables():
         obj = getattr(bm, name)
         if inspect.isclass(obj):
             yield name, obj
-            for attr, value in sorted(vars(obj).items()):
+            for attr, value in sorted(class_members(obj).items()):
                 if attr.startswith("_") or isinstance(value, property):
                     continue
                 if callable(value) or isinstance(value, (staticmethod, classmethod)):

@@ -43,10 +43,10 @@ SECTIONS = [
       "bmlib.models.digit_images", "bmlib.meanfield.inverse_ising",
       "bmlib.models.io", "bmlib.plotting.learning", "bmlib.widgets.learning", "bmlib.exercises.learning"]),
     ("Hidden units and restricted Boltzmann machines", "hidden_units",
-     ["bmlib.learning.rbm", "bmlib.rbm_exact", "bmlib.rbm_ais", "bmlib.learning.cd_theory", "bmlib.learning.encoder", "bmlib.learning.annealed",
+     ["bmlib.learning.rbm.model", "bmlib.learning.rbm.block_gibbs", "bmlib.learning.rbm.likelihood", "bmlib.learning.rbm.exact", "bmlib.learning.rbm.ais", "bmlib.learning.cd_theory", "bmlib.learning.encoder", "bmlib.learning.annealed",
       "bmlib.plotting.hidden", "bmlib.widgets.hidden", "bmlib.exercises.hidden", "bmlib.exercises.cd"]),
     ("Learning real images", "real_images",
-     ["bmlib.image_study", "bmlib.rbm_tempering", "bmlib.plotting.images", "bmlib.widgets.images",
+     ["bmlib.learning.rbm.images", "bmlib.learning.rbm.tempering", "bmlib.plotting.images", "bmlib.widgets.images",
       "bmlib.exercises.images"]),
     ("Mean field: the deterministic Boltzmann machine", "deterministic",
      ["bmlib.meanfield.theories", "bmlib.learning.deterministic",
@@ -109,7 +109,11 @@ def _home(name):
 def _directive(name):
     obj = getattr(bmlib, name)
     if inspect.isclass(obj):
-        return f".. autoclass:: bmlib.{name}\n   :members:\n"
+        # A class written with bmlib base classes only (RBM: its sampler and likelihood; the rules) shows
+        # their methods too; a widget's bases include ipywidgets', whose members are not bmlib's to list.
+        bases = obj.__mro__[1:-1]  # without the class itself and object
+        inherits = bool(bases) and all(base.__module__.startswith("bmlib") for base in bases)
+        return f".. autoclass:: bmlib.{name}\n   :members:\n" + ("   :inherited-members:\n" if inherits else "")
     if callable(obj):
         return f".. autofunction:: bmlib.{name}\n"
     return f".. py:data:: bmlib.{name}\n   :value: {_value(obj)}\n\n   {CONSTANTS[name]}\n"
@@ -151,7 +155,7 @@ def _renamed_where():
         obj = getattr(bmlib, name)
         targets = [(name, obj.__init__ if inspect.isclass(obj) else obj)]
         if inspect.isclass(obj):
-            targets += [(f"{name}.{attr}", value) for attr, value in sorted(vars(obj).items())
+            targets += [(f"{name}.{attr}", value) for attr, value in sorted(vocabulary.class_members(obj).items())
                         if not attr.startswith("_") and callable(value)]
         for label, target in targets:
             for old in getattr(target, "__renamed__", None) or {}:

@@ -28,6 +28,7 @@ SNAPSHOT = ROOT / "tests" / "api_snapshot.json"
 sys.path.insert(0, str(ROOT))
 
 import bmlib  # noqa: E402
+from bmlib._vocabulary import class_members  # noqa: E402
 
 
 def _plain(value):
@@ -83,7 +84,7 @@ def _describe(name):
         if fields is not None:
             entry["fields"] = fields
         members, renamed_members = {}, {}
-        for attr, value in sorted(vars(obj).items()):
+        for attr, value in sorted(class_members(obj).items()):
             if attr.startswith("_") or (fields and attr in fields):
                 continue
             if isinstance(value, property):

@@ -143,7 +143,7 @@ def _centroid_cases():
 
 
 def _centroid_labels(train_x, train_y, x):
-    from ..image_study import nearest_centroid_labels
+    from ..learning.rbm.images import nearest_centroid_labels
 
     return nearest_centroid_labels(train_x, train_y, x)
 

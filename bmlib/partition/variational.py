@@ -18,7 +18,7 @@ log_z_bethe
 
 In :mod:`bmlib.partition.sampled` (random, with error bars):
 ``log_z_importance``, ``log_z_visited_states`` (a lower bound) and
-``log_z_ais``. In :mod:`bmlib.rbm_exact`: ``rbm_log_partition``.
+``log_z_ais``. In :mod:`bmlib.learning.rbm.exact`: ``rbm_log_partition``.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.patches import Rectangle
 
 from .._checks import _as_real_array, check_count, check_indices, check_instance, check_sequence
-from ..image_study import RBMLearningCurve
+from ..learning.rbm.images import RBMLearningCurve
 from ..learning.rbm import RBM
 from ._style import (
     FONT_SIZE,

@@ -19,7 +19,7 @@ replica at its own temperature: the rule is the heat-bath rule of
 The rounds themselves (sweep every replica, propose exchanges between
 neighbours, count acceptances, record states and the path of each replica)
 are :func:`exchange_rounds`, shared with the RBM's tempering
-(:mod:`bmlib.rbm_tempering`): a model brings its own sweep and its own
+(:mod:`bmlib.learning.rbm.tempering`): a model brings its own sweep and its own
 log acceptance ratio, the loop is the same.
 """
 from __future__ import annotations

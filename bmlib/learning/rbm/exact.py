@@ -3,13 +3,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import LEVELS, check_exact_size, check_rbm_parameters, check_temperature, check_units
-from ._threads import thin_blas
-from .exact.enumeration import BIG_EXPONENT as _BIG_EXPONENT, BIG_PARAMETER as _BIG_PARAMETER
-from .models.states import states_of_index as _states_of_index
+from ..._checks import LEVELS, check_exact_size, check_rbm_parameters, check_temperature, check_units
+from ..._threads import thin_blas
+from ...exact.enumeration import BIG_EXPONENT as _BIG_EXPONENT, BIG_PARAMETER as _BIG_PARAMETER
+from ...models.states import states_of_index as _states_of_index
 
 #: Rows of states per block times the width of the summed layer: bounds memory (16 MiB of float64).
 _BLOCK_ENTRIES = 2**21
+
+
+def _log_unit_sum(field, T, units):
+    """log sum_{s in units} exp(s * field / T), unit by unit (a softplus for bits)."""
+    z = field / T
+    return np.logaddexp(0.0, z) if units == "bits" else np.logaddexp(z, -z)
+
+
+def _layer_blocks(n, units, size):
+    """All states of n units in all_states order, in blocks of at most ``size`` rows."""
+    low, high = LEVELS[units]
+    for start in range(0, 2**n, size):
+        yield _states_of_index(np.arange(start, min(start + size, 2**n)), n, low, high, dtype=float)
 
 
 @thin_blas

@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._deprecation import renamed
-from ._checks import (
+from ..._deprecation import renamed
+from ..._checks import (
     check_bool,
     LEVELS,
     _as_real_array,
@@ -33,12 +33,12 @@ from ._checks import (
     check_sequence,
     check_units,
 )
-from ._progress import progress_bar
-from ._random import as_generator
-from ._threads import thin_blas
-from .learning.rbm import RBM
-from .learning.statistics import PersistentContrastiveDivergence
-from .learning.training import train
+from ..._progress import progress_bar
+from ..._random import as_generator
+from ..._threads import thin_blas
+from .model import RBM
+from ..statistics import PersistentContrastiveDivergence
+from ..training import train
 
 
 #: Largest hidden layer rbm_learning_curves scores exactly (2**20 hidden states: about a second per score).

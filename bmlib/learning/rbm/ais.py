@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import (
+from ..._checks import (
     LEVELS,
     check_approximation_temperature,
     check_bool,
@@ -36,11 +36,11 @@ from ._checks import (
     check_temperature,
     check_units,
 )
-from ._importance import ais_schedule, annealed_log_weights, weights_summary
-from ._random import as_generator
-from .sampling.rules import RULES
-from ._threads import thin_blas
-from .partition.variational import LogZEstimate
+from ..._importance import ais_schedule, annealed_log_weights, weights_summary
+from ..._random import as_generator
+from ...sampling.rules import RULES
+from ..._threads import thin_blas
+from ...partition.variational import LogZEstimate
 
 
 def _log_unnormalized(V, f, a, W, b_visible, b_hidden, T, low, high):

@@ -24,11 +24,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import check_count, check_instance, check_memory
-from ._random import as_generator
-from ._threads import thin_blas
-from .learning.rbm import RBM
-from .sampling.tempering import check_ladder, exchange_rounds
+from ..._checks import check_count, check_instance, check_memory
+from ..._random import as_generator
+from ..._threads import thin_blas
+from .model import RBM
+from ...sampling.tempering import check_ladder, exchange_rounds
 
 
 class RBMTemperingResult(NamedTuple):
