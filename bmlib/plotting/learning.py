@@ -445,7 +445,7 @@ def plot_held_out_curves(curves):
 
     if not isinstance(curves, dict) or not curves or not all(isinstance(c, HeldOutCurve) for c in curves.values()):
         raise TypeError("curves must be the dict that bm.held_out_curves returns")
-    fig = _new_figure((6.4, 3.2))
+    fig = _new_figure((6.4, 3.8))
     ax = fig.add_subplot()
     for k, (decay, curve) in enumerate(curves.items()):
         # Solid for training, dashed for held out; the weight decay has its own colour *and* marker.
@@ -456,7 +456,9 @@ def plot_held_out_curves(curves):
                 **style)
     ax.set_xlabel("epoch", fontsize=FONT_SIZE)
     ax.set_ylabel("mean log-likelihood L", fontsize=FONT_SIZE)
-    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, ncol=2, loc="best")
+    # Above the axes, one column per weight decay: inside, it covered the falling held-out curves.
+    ax.legend(fontsize=FONT_SIZE - 1, frameon=False, ncol=min(len(curves), 3), loc="lower left",
+              bbox_to_anchor=(0, 1))
     _tidy(ax)
     _describe_held_out(fig, curves)
     return fig
