@@ -86,7 +86,7 @@ MAX_SUMMARY = 400
 
 def described(fig, max_summary=MAX_SUMMARY):
     """The figure's own description, checked to be written by its drawing function (not the fallback)."""
-    from bmlib.plotting._words import FALLBACK_OPENING
+    from bmlib.plotting.words import FALLBACK_OPENING
 
     words = fig.description
     assert words is not None, "the drawing function did not describe the figure"

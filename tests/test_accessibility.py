@@ -11,7 +11,7 @@ page) so that the counts can be followed from build to build.
 An image passes only with a text alternative a person can use: not empty,
 and not a file name (myst-nb's default, a hash a screen reader would read
 out). In the chapters every figure's ``alt`` is the summary bmlib wrote from
-its data (``bmlib/plotting/_words.py``); ``tests/test_book.py`` checks the
+its data (``bmlib/plotting/words.py``); ``tests/test_book.py`` checks the
 stored outputs, this checks what reaches the page.
 
 The book's own fixes for what its theme gets wrong are in

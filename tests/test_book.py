@@ -82,7 +82,7 @@ def test_every_figure_carries_its_words(path):
     wrote no words would show here as Matplotlib's "<Figure size ...>" or as
     the made-up text that starts with ``FALLBACK_OPENING``.
     """
-    from bmlib.plotting._words import FALLBACK_OPENING
+    from bmlib.plotting.words import FALLBACK_OPENING
 
     nb = json.loads(path.read_text())
     problems, figures = [], 0

@@ -164,10 +164,10 @@ def test_nothing_overflows_the_column(browser, site, path):
     """No code, output, math or table wider than the text column (nothing scrolls sideways).
 
     And every figure is shown at least as wide as bmlib assumes when it checks
-    that figure text is 9 px or more (``bmlib.plotting._fit.COLUMN_PX``): a
+    that figure text is 9 px or more (``bmlib.plotting.fit.COLUMN_PX``): a
     narrower column would shrink the text below that.
     """
-    from bmlib.plotting._fit import COLUMN_PX
+    from bmlib.plotting.fit import COLUMN_PX
 
     page, _ = open_offline(browser, site, path)
     try:

@@ -1,4 +1,4 @@
-"""Figures and self-check messages that fit the book's column (bmlib/plotting/_fit.py, fits_column)."""
+"""Figures and self-check messages that fit the book's column (bmlib/plotting/fit.py, fits_column)."""
 import warnings
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import bmlib as bm
 from bmlib.exercises._common import REPORT_WIDTH, fits_column
-from bmlib.plotting._fit import COLUMN_PX, DPI, MIN_TEXT_PX, BookFigure, FigureTextWarning, contrast_on_white, unreadable_text
+from bmlib.plotting.fit import COLUMN_PX, DPI, MIN_TEXT_PX, BookFigure, FigureTextWarning, contrast_on_white, unreadable_text
 
 
 def drawn(figsize, **text):

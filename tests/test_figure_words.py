@@ -17,9 +17,9 @@ from matplotlib.colors import to_rgb
 
 import bmlib as bm
 from _fuzz_cases import cases
-from bmlib.plotting import _style
-from bmlib.plotting._fit import BookFigure, contrast_on_white
-from bmlib.plotting._words import FALLBACK_OPENING, FigureDescription, describe, description_of, number, ranked
+from bmlib.plotting import style as _style
+from bmlib.plotting.fit import BookFigure, contrast_on_white
+from bmlib.plotting.words import FALLBACK_OPENING, FigureDescription, describe, description_of, number, ranked
 
 CASES = {name: (func, kwargs) for name, func, kwargs in cases()}
 PLOTS = sorted(name for name in CASES if name.startswith("plot_"))

@@ -12,8 +12,8 @@ import numpy as np
 from matplotlib.collections import PolyCollection
 
 import bmlib as bm
-from bmlib.plotting._fit import contrast_on_white
-from bmlib.plotting._words import FALLBACK_OPENING, number
+from bmlib.plotting.fit import contrast_on_white
+from bmlib.plotting.words import FALLBACK_OPENING, number
 from conftest import described
 
 # The chapter's model: two teams {0, 1} and {2, 3} that prefer to disagree.

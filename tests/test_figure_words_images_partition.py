@@ -11,7 +11,7 @@ import pytest
 import bmlib as bm
 from bmlib.learning.rbm.images import RBMLearningCurve
 from bmlib.partition.study import METHODS, SAMPLING
-from bmlib.plotting._words import number
+from bmlib.plotting.words import number
 from conftest import described
 
 

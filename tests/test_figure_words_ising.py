@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib.plotting._words import FALLBACK_OPENING, number
+from bmlib.plotting.words import FALLBACK_OPENING, number
 from bmlib.sampling import Estimate
 from bmlib.sampling.clusters import CriticalSlowing
 from conftest import described
@@ -262,7 +262,7 @@ def test_ising_widget_words_follow_the_sliders_and_buttons():
     widget.up_button.click()
     assert "after 5 sweeps from all up" in widget.figure_description.summary
     # A fresh drawing of the same state says the same.
-    fresh = bm.plotting._fit.BookFigure()
+    fresh = bm.plotting.fit.BookFigure()
     widget._draw(fresh)
     assert fresh.description == widget.figure_description
 
@@ -274,4 +274,4 @@ def test_ising_widget_controls_are_labelled_and_its_points_differ_by_shape():
     widget.run()
     past, now = widget._dynamic["past_m"], widget._dynamic["now_m"]
     assert past.get_marker() != now.get_marker()
-    assert bm.plotting._fit.contrast_on_white(past.get_color()) >= 3 and past.get_alpha() in (None, 1)
+    assert bm.plotting.fit.contrast_on_white(past.get_color()) >= 3 and past.get_alpha() in (None, 1)

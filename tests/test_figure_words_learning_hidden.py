@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib.plotting._words import number
+from bmlib.plotting.words import number
 from conftest import described
 
 SPINS = bm.to_spins(bm.ten_pixel_images(units="bits"))

@@ -10,8 +10,8 @@ import numpy as np
 from matplotlib.colors import to_rgb
 
 import bmlib as bm
-from bmlib.plotting._fit import contrast_on_white
-from bmlib.plotting._words import FALLBACK_OPENING, number
+from bmlib.plotting.fit import contrast_on_white
+from bmlib.plotting.words import FALLBACK_OPENING, number
 from conftest import described
 
 W4 = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 1, 0]])

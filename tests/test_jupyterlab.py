@@ -304,7 +304,7 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
     assert errors == [], f"error outputs: {errors}"
 
     # Each figure's words folded under it: JupyterLab shows no alt text of its own, so this box
-    # is what a screen reader finds there (bmlib/plotting/_fit.py), and it must survive the sanitizer.
+    # is what a screen reader finds there (bmlib/plotting/fit.py), and it must survive the sanitizer.
     stored = sum("bm-figure-words" in "".join(o.get("data", {}).get("text/html", ""))
                  for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code" for o in c["outputs"])
     shown = page.evaluate("""() => [...window.__chapter.node.querySelectorAll(

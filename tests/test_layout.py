@@ -3,7 +3,7 @@
 1. No module of bmlib is over 500 lines: a reader opening one finds one idea.
 2. No private name crosses a top-level package: a module does not import
    ``_name`` from another package (``from ..sampling.diagnostics import _series``),
-   nor anything from another package's private module (``from ..plotting._style
+   nor anything from another package's private module (``from ..plotting._x
    import ...`` in ``widgets/``). What packages share is promoted to a documented
    internal name (no underscore, in a module whose docstring says it is shared
    inside bmlib) or to a root internal module ``bmlib/_x``, which every package
@@ -13,14 +13,7 @@
    about its domain (``models/``, ``exact/``, ``sampling/``, ``meanfield/``,
    ``partition/``, ``learning/``, ``plotting/``, ``widgets/``, ``exercises/``).
 
-Each module is its own test case, so a failure names the file. KNOWN FAILURES:
-when this test was written (the layout branch of issue 26) it still failed, on
-purpose, for files then being rewritten elsewhere, and only for them:
-``learning/rbm.py``, ``plotting/ising.py`` and ``plotting/hidden.py`` (over 500
-lines; rule 1); ``widgets/_base.py`` and the eight chapter widgets' imports from
-``plotting._style``, ``plotting._fit`` and ``plotting._words`` (rule 2); and
-``rbm_ais.py``, ``rbm_exact.py``, ``rbm_tempering.py`` and ``image_study.py`` at
-the root (rule 3, until they move into ``learning/``).
+Each module is its own test case, so a failure names the file.
 """
 import ast
 from pathlib import Path

@@ -25,7 +25,7 @@ from bmlib import _vocabulary as vocabulary  # noqa: E402
 SECTIONS = [
     ("Energy and states", "energy",
      ["bmlib.models.states", "bmlib.models.energy", "bmlib.models.descent", "bmlib.models.hebbian",
-      "bmlib.plotting._style", "bmlib.plotting.energy", "bmlib.widgets.energy", "bmlib.exercises.energy"]),
+      "bmlib.plotting.style", "bmlib.plotting.energy", "bmlib.widgets.energy", "bmlib.exercises.energy"]),
     ("The Boltzmann-Gibbs distribution: exact sums", "boltzmann_gibbs", ["bmlib.exact.enumeration", "bmlib.exact.clamped", "bmlib.exact.free_energy"]),
     ("Sampling: heat bath and Metropolis", "sampling",
      ["bmlib.sampling.chains", "bmlib.sampling.rules", "bmlib.sampling.rule_arguments", "bmlib.sampling.schedules",
@@ -44,7 +44,7 @@ SECTIONS = [
       "bmlib.models.io", "bmlib.plotting.learning", "bmlib.widgets.learning", "bmlib.exercises.learning"]),
     ("Hidden units and restricted Boltzmann machines", "hidden_units",
      ["bmlib.learning.rbm.model", "bmlib.learning.rbm.block_gibbs", "bmlib.learning.rbm.likelihood", "bmlib.learning.rbm.exact", "bmlib.learning.rbm.ais", "bmlib.learning.cd_theory", "bmlib.learning.encoder", "bmlib.learning.annealed",
-      "bmlib.plotting.hidden", "bmlib.widgets.hidden", "bmlib.exercises.hidden", "bmlib.exercises.cd"]),
+      "bmlib.plotting.hidden", "bmlib.plotting.statistics", "bmlib.widgets.hidden", "bmlib.exercises.hidden", "bmlib.exercises.cd"]),
     ("Learning real images", "real_images",
      ["bmlib.learning.rbm.images", "bmlib.learning.rbm.tempering", "bmlib.plotting.images", "bmlib.widgets.images",
       "bmlib.exercises.images"]),

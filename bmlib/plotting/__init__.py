@@ -10,7 +10,7 @@ Colours and fonts are fixed here, once, for the whole book: red for positive
 weights (the two units prefer to agree), blue for negative ones (they prefer
 to disagree), dark for a unit that is on (+1 or 1), white for one that is off.
 """
-from ._style import (
+from .style import (
     FONT_SIZE,
     HIGHLIGHT,
     MAX_LABELLED_UNITS,
@@ -24,7 +24,8 @@ from ._style import (
     state_labels,
 )
 from .energy import plot_descent, plot_energy_landscape, plot_hebbian_recall, plot_network
-from .hidden import plot_encoder_codes, plot_estimated_statistics, plot_hidden_mixture, plot_log_likelihood_curves
+from .hidden import plot_encoder_codes, plot_hidden_mixture, plot_log_likelihood_curves
+from .statistics import plot_estimated_statistics
 from .images import plot_filters, plot_inpainting, plot_rbm_learning_curves
 from .finite_size import plot_binder_crossing, plot_critical_slowing, plot_susceptibility_scaling
 from .ising import plot_coupling_matrices, plot_lattices, plot_phase_transition

@@ -6,7 +6,7 @@ where they end), and the free energy, mean energy and -TS across temperature
 that annealing descends. The figures that hold samples against the exact
 distribution are in :mod:`bmlib.plotting.sampling`, whose styles (one colour,
 dash and marker per update rule) these share. Each figure carries its words
-(:mod:`bmlib.plotting._words`), written from the arrays it draws.
+(:mod:`bmlib.plotting.words`), written from the arrays it draws.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from matplotlib.ticker import MaxNLocator
 from .._checks import check_count, check_finite_data, check_instance, check_model, check_optional_real
 from ..sampling.chains import SampleResult
 from ..sampling.diagnostics import autocorrelation_time, checked_series, pooled_autocorrelation
-from ._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, NEUTRAL_TEXT, UNIT_ON, _new_figure, _tidy, series_style
-from ._words import count, describe, number, ranked, span
+from .style import FONT_SIZE, HIGHLIGHT, NEUTRAL, NEUTRAL_TEXT, UNIT_ON, _new_figure, tidy, series_style
+from .words import count, describe, number, ranked, span
 from .sampling import RULE_STYLE, _capital, _curve_styles
 
 
@@ -91,7 +91,7 @@ def plot_autocorrelation(series, label="energy E", n_trace=400, max_lag=None):
     ax_r.set_ylabel("autocorrelation \u03c1(t)", fontsize=FONT_SIZE)
     ax_r.legend(fontsize=FONT_SIZE - 1, frameon=False)
     for ax in (ax_x, ax_r):
-        _tidy(ax)
+        tidy(ax)
     _describe_autocorrelation(fig, named, taus, rhos, label, n_trace, max_lag)
     return fig
 
@@ -223,7 +223,7 @@ def plot_annealing(result, descent=None, ground_energy=None, n_traces=8):
     ax_h.tick_params(labelleft=False)
     ax_h.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper right")
     for ax in (ax_T, ax_E, ax_h):
-        _tidy(ax)
+        tidy(ax)
     _describe_annealing(fig, temps, E, None if descent is None else descent.energies[-1], ground_energy,
                         min(n_traces, E.shape[1]))
     return fig
@@ -308,7 +308,7 @@ def plot_free_energy(W, b=None, temperatures=None, units="spins"):
     for ax in (ax_f, ax_c):
         ax.set_xscale("log")
         ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
-        _tidy(ax)
+        tidy(ax)
     ax_f.set_ylabel("energy", fontsize=FONT_SIZE)
     ax_f.legend(fontsize=FONT_SIZE, frameon=False)
     ax_c.set_ylabel("heat capacity Var E / T\u00b2", fontsize=FONT_SIZE)

@@ -20,8 +20,8 @@ from ..models.descent import DescentPath
 from ..models.energy import energy, is_stable
 from ..exact.enumeration import boltzmann_distribution
 from ..models.states import all_states
-from ._words import count, describe, number, ranked, span
-from ._style import (
+from .words import count, describe, number, ranked, span
+from .style import (
     FONT_SIZE,
     HIGHLIGHT,
     HIGHLIGHT_TEXT,
@@ -31,11 +31,11 @@ from ._style import (
     NEUTRAL,
     NEUTRAL_TEXT,
     UNIT_ON,
-    _bars,
-    _draw_network,
+    bars,
+    draw_network,
     _draw_strip,
     _new_figure,
-    _tidy,
+    tidy,
     state_labels,
 )
 
@@ -53,7 +53,7 @@ STABLE_HATCH = "////"
 KEY_HEADROOM = 0.3
 
 
-def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
+def draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     """Energies (top), Boltzmann probabilities (middle) and the states (strip) of every state.
 
     The states keep the all_states order rather than being sorted: a state
@@ -71,14 +71,14 @@ def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
     ax_E, ax_p, ax_s = (fig.add_subplot(cell) for cell in grid)
     stable = colours == HIGHLIGHT
     for ax, heights, label in ((ax_E, E, "energy E(s)"), (ax_p, p, f"p(s) at T = {T:{TEMPERATURE_FORMAT}}")):
-        _bars(ax, heights, colours)
+        bars(ax, heights, colours)
         _hatch(ax, heights, stable)
         # Few y ticks, no x ticks, no mathtext: tick artists and TeX parsing are
         # the slowest parts of a fresh figure.
         ax.set(xticks=[])
         ax.yaxis.set_major_locator(MaxNLocator(3))
         ax.set_ylabel(label, fontsize=FONT_SIZE)
-        _tidy(ax)
+        tidy(ax)
     ax_E.axhline(0, color=UNIT_ON, lw=0.6)
     _draw_strip(ax_s, S)
     ax_s.set_ylabel(f"units\n0 to {n - 1}", fontsize=FONT_SIZE - 1, rotation=0, ha="right", va="center")
@@ -103,7 +103,7 @@ def _draw_energy_landscape(fig, W, b, T, units, spec=None, labels=True):
 
 
 def _hatch(ax, heights, stable):
-    """Hatch the bars of the stable states (drawn by ``_bars``), one more collection over them."""
+    """Hatch the bars of the stable states (drawn by ``bars``), one more collection over them."""
     k = np.flatnonzero(stable)
     verts = np.empty((len(k), 4, 2))
     verts[..., 0] = k[:, None] + [-0.4, -0.4, 0.4, 0.4]
@@ -157,7 +157,7 @@ def _draw_descent(fig, path, W=None, b=None, units=None):
     ax_s.set_ylabel("unit", fontsize=FONT_SIZE)
     on_off = "dark +1, light -1" if units == "spins" else "dark 1, light 0"
     ax_s.set_xlabel(f"step (one flip per step; {on_off})", fontsize=FONT_SIZE)
-    _tidy(ax_E)
+    tidy(ax_E)
     _describe_descent(fig, path, E, states, units, ground)
     return ax_E, ax_s
 
@@ -239,21 +239,21 @@ def plot_network(W, b=None, s=None, ax=None, show_values=None):
         check_instance(ax, "ax", Axes, "a matplotlib Axes")
     else:
         ax = _new_figure((3.6, 3.6)).add_subplot()
-    _draw_network(ax, W, None if b is None else b_checked, s, show_values)
+    draw_network(ax, W, None if b is None else b_checked, s, show_values)
     if len(ax.figure.axes) == 1:  # a network among other panels is the caller's to describe
-        describe(ax.figure, *_network_words(W, b_checked, s))
+        describe(ax.figure, *network_words(W, b_checked, s))
     return ax.figure
 
 
-def _network_words(W, b, s=None, opening="A network"):
-    """(summary, details) of the picture ``_draw_network`` makes of ``W``, ``b`` and the state ``s``.
+def network_words(W, b, s=None, opening="A network"):
+    """(summary, details) of the picture ``draw_network`` makes of ``W``, ``b`` and the state ``s``.
 
     ``opening`` starts the first sentence; a figure with the network beside
     other panels says where it is ("On the left, a network").
     """
     n = W.shape[0]
     i, j = np.triu_indices(n, 1)
-    keep = W[i, j] != 0  # the edges _draw_network draws
+    keep = W[i, j] != 0  # the edges draw_network draws
     i, j, w = i[keep], j[keep], W[i[keep], j[keep]]
     positive, negative = int((w > 0).sum()), int((w < 0).sum())
     summary = [f"{opening} of {count(n, 'unit')} (numbered 0 to {n - 1}) on a circle, with a line for each "
@@ -335,7 +335,7 @@ def plot_energy_landscape(W, b=None, T=1.0, units="spins"):
             f"{MAX_LANDSCAPE_UNITS} units; got n = {W.shape[0]}"
         )
     fig = _new_figure((7, 4.2))
-    _draw_energy_landscape(fig, W, b, T, units)
+    draw_energy_landscape(fig, W, b, T, units)
     return fig
 
 
@@ -425,7 +425,7 @@ def plot_hebbian_recall(curve):
     ax.set(xlabel=f"load P / n  (n = {curve.n} units)", ylim=(0, 1.05))
     ax.xaxis.label.set_fontsize(FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE, frameon=False, loc="lower left")
-    _tidy(ax)
+    tidy(ax)
     _describe_recall(fig, curve)
     return fig
 

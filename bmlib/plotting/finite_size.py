@@ -11,17 +11,17 @@ import numpy as np
 
 from .._checks import check_instance, check_real, check_temperatures
 from ..exact.closed_forms import critical_temperature
-from ._style import (
+from .style import (
     FONT_SIZE,
     NEGATIVE,
     NEUTRAL,
     NEUTRAL_TEXT,
     POSITIVE,
     _new_figure,
-    _tidy,
+    tidy,
     series_style,
 )
-from ._words import describe, number, ranked, span
+from .words import describe, number, ranked, span
 
 
 def plot_binder_crossing(temperatures, scans):
@@ -72,7 +72,7 @@ def plot_binder_crossing(temperatures, scans):
     ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
     ax.set_ylabel("Binder cumulant U", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE, frameon=False)
-    _tidy(ax)
+    tidy(ax)
     if inset is not None:
         lo, hi = window
         near = (T >= lo) & (T <= hi)
@@ -254,7 +254,7 @@ def plot_susceptibility_scaling(temperatures, scans, exponent=1.75):
     for ax in (ax_T, ax_L):
         ax.set_yscale("log")
         _log_ticks(ax)
-        _tidy(ax)
+        tidy(ax)
     _describe_susceptibility(fig, T, scans, sides, peaks, exponent, Tc)
     return fig
 
@@ -337,7 +337,7 @@ def plot_critical_slowing(result, exponent=2.17):
     ax.set_ylabel("autocorrelation time of |m| (sweeps)", fontsize=FONT_SIZE)
     ax.set_title(f"at T = {result.temperature:.3f}", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE, frameon=False, loc="upper left")
-    _tidy(ax)
+    tidy(ax)
     _describe_slowing(fig, result, exponent)
     return fig
 

@@ -2,30 +2,23 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.patches import Rectangle
 
 from .._checks import _as_real_array, check_count, check_indices, check_instance, check_sequence
 from ..learning.rbm.images import RBMLearningCurve
 from ..learning.rbm import RBM
-from ._style import (
+from .style import (
     FONT_SIZE,
     HIGHLIGHT,
-    NEGATIVE,
     NEUTRAL_TEXT,
-    POSITIVE,
-    UNIT_OFF,
-    UNIT_ON,
+    PROBABILITY_CMAP,
+    WEIGHT_CMAP,
     _new_figure,
-    _tidy,
     series_style,
+    tidy,
 )
-from ._words import count, describe, number, span
+from .words import count, describe, number, span
 
-#: Negative weights blue, none white, positive red: the book's weight colours on an image.
-_WEIGHT_CMAP = LinearSegmentedColormap.from_list("bm_weights", [NEGATIVE, "#ffffff", POSITIVE])
-#: The probability of a pixel being on: 0 white, 1 the colour of an "on" unit.
-_PROBABILITY_CMAP = LinearSegmentedColormap.from_list("bm_on", [UNIT_OFF, UNIT_ON])
 
 
 def plot_rbm_learning_curves(curves):
@@ -87,7 +80,7 @@ def _draw_learning_curves(fig, curves):
     ax_gap.set_xlabel("epoch", fontsize=FONT_SIZE)
     ax_gap.set_ylabel("pseudo-LL minus LL, held out", fontsize=FONT_SIZE)
     for ax in (ax_ll, ax_gap):
-        _tidy(ax)
+        tidy(ax)
     _describe_learning_curves(fig, curves)
     return ax_ll, ax_gap
 
@@ -157,7 +150,7 @@ def plot_filters(rbm, shape=(8, 8), n_columns=8):
     for j, ax in enumerate(axes.ravel()):
         ax.set_axis_off()
         if j < n:
-            image = ax.imshow(rbm.W[:, j].reshape(rows, cols), cmap=_WEIGHT_CMAP, vmin=-limit, vmax=limit,
+            image = ax.imshow(rbm.W[:, j].reshape(rows, cols), cmap=WEIGHT_CMAP, vmin=-limit, vmax=limit,
                               interpolation="nearest")
     bar = fig.colorbar(image, ax=axes, shrink=0.8, pad=0.02)
     bar.ax.tick_params(labelsize=FONT_SIZE)
@@ -273,7 +266,7 @@ def plot_inpainting(images, probabilities, missing, shape=(8, 8), titles=("image
         for c in range(m):
             ax = axes[r, c]
             ax.set_facecolor("#d9d9d9")  # what shows through the masked (unknown) pixels of the middle row
-            ax.imshow(np.ma.masked_invalid(group[c].reshape(rows, cols)), cmap=_PROBABILITY_CMAP, vmin=0, vmax=1,
+            ax.imshow(np.ma.masked_invalid(group[c].reshape(rows, cols)), cmap=PROBABILITY_CMAP, vmin=0, vmax=1,
                       interpolation="nearest")
             if r > 0:  # the outline of the hidden region (its bounding box)
                 ax.add_patch(Rectangle((xs.min() - 0.5, ys.min() - 0.5), xs.max() - xs.min() + 1,

@@ -30,7 +30,7 @@ from ..exact.kaufman import kaufman_energy_per_spin, kaufman_specific_heat_per_s
 from ..models.lattices import square_lattice_couplings
 from ..sampling.couplings import SquareLattice
 from ..sampling.diagnostics import Estimate
-from ._style import (
+from .style import (
     _ON_OFF,
     FONT_SIZE,
     HIGHLIGHT,
@@ -40,10 +40,10 @@ from ._style import (
     POSITIVE,
     UNIT_ON,
     _new_figure,
-    _tidy,
+    tidy,
     series_style,
 )
-from ._words import count, describe, number, ranked, span
+from .words import count, describe, number, ranked, span
 
 #: Blue for negative couplings, white for none, red for positive ones (the book's weight colours).
 _COUPLING_CMAP = LinearSegmentedColormap.from_list("bm_couplings", [NEGATIVE, "#ffffff", POSITIVE])
@@ -102,7 +102,7 @@ def _percent(fraction):
     return f"{number(100 * fraction)}%"
 
 
-def _lattice_words(grid):
+def lattice_words(grid):
     """``"52% of spins +1, 61% of neighbouring pairs alike"``: the pattern of one lattice, in numbers."""
     alike = _alike_pairs(grid[None])[0]
     return f"{_percent((grid == 1).mean())} of spins +1, {_percent(alike)} of neighbouring pairs alike"
@@ -115,9 +115,9 @@ def _describe_lattices(fig, grids, labels, e, m):
         titled = f", titled {names[0]}" if labels is not None else ""
         describe(fig, [f"A {rows} x {cols} periodic lattice of spins (dark +1, white −1){titled}, with energy per "
                        f"spin e = {number(e[0])} and magnetization per spin m = {number(m[0])}.",
-                       f"{_lattice_words(grids[0])[0].upper()}{_lattice_words(grids[0])[1:]}."])
+                       f"{lattice_words(grids[0])[0].upper()}{lattice_words(grids[0])[1:]}."])
         return
-    shown = [f"{names[i]}: e = {number(e[i])}, m = {number(m[i])}, {_lattice_words(grids[i])}"
+    shown = [f"{names[i]}: e = {number(e[i])}, m = {number(m[i])}, {lattice_words(grids[i])}"
              for i in range(min(k, _LISTED))]
     more = f"; and {count(k - _LISTED, 'more panel')}" if k > _LISTED else ""
     describe(fig, [f"{k} {rows} x {cols} periodic lattices of spins side by side (dark +1, white −1), each titled "
@@ -146,7 +146,7 @@ def _describe_couplings(fig, Ws, titles, limits):
                   "negative and white for zero, each on its own colour scale: " + "; ".join(short) + ".", long)
 
 
-def _draw_lattice(ax, grid, title=None):
+def draw_lattice(ax, grid, title=None):
     """One lattice as an image: dark for +1, white for -1, no ticks."""
     ax.imshow(grid == 1, cmap=_ON_OFF, vmin=0, vmax=1, interpolation="nearest")
     ax.set(xticks=[], yticks=[])
@@ -172,7 +172,7 @@ def _draw_coupling_matrix(ax, W, title=None, limit=None):
     return image
 
 
-def _reference_curves(ax_m, ax_e, L, J, T_grid, finite=True):
+def reference_curves(ax_m, ax_e, L, J, T_grid, finite=True):
     """Yang's |m| and Onsager's e for the infinite lattice, Kaufman's e for the L x L torus, and T_c."""
     Tc = critical_temperature(J)
     ax_m.plot(T_grid, yang_magnetization(T_grid, J), "--", color=NEUTRAL, lw=1.5,
@@ -185,7 +185,7 @@ def _reference_curves(ax_m, ax_e, L, J, T_grid, finite=True):
     for ax in (ax_m, ax_e):
         ax.axvline(Tc, color=NEUTRAL, lw=0.8, ls=":")
         ax.set_xlim(T_grid[0], T_grid[-1])
-        _tidy(ax)
+        tidy(ax)
     ax_m.set_ylabel("|m|, magnetization per spin", fontsize=FONT_SIZE)
     ax_e.set_ylabel("e = E / N, energy per spin", fontsize=FONT_SIZE)
 
@@ -198,7 +198,7 @@ def _draw_phase_transition(fig, temperatures, scan, L, J):
     width = T.max() - T.min()
     T_grid = np.linspace(max(T.min() - 0.05 * width, 0.05 * J), T.max() + 0.05 * width, 400)
     Tc = critical_temperature(J)
-    _reference_curves(ax_m, ax_e, L, J, T_grid)
+    reference_curves(ax_m, ax_e, L, J, T_grid)
     c_large = kaufman_specific_heat_per_spin(_LARGE_L, _LARGE_L, T_grid, J)
     c_small = kaufman_specific_heat_per_spin(L, L, T_grid, J)
     ax_c.plot(T_grid, c_large, "--", color=NEUTRAL, lw=1.5, label=f"Kaufman ({_LARGE_L} x {_LARGE_L}, exact)")
@@ -218,7 +218,7 @@ def _draw_phase_transition(fig, temperatures, scan, L, J):
     ax_tau.set_ylim(0, None)
     for ax in (ax_c, ax_tau):
         ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
-        _tidy(ax)
+        tidy(ax)
     ax_m.text(Tc, 1.02, " $T_c$", transform=ax_m.get_xaxis_transform(), fontsize=FONT_SIZE, color=NEUTRAL_TEXT)
     for ax in axes.ravel():
         ax.legend(fontsize=FONT_SIZE - 2, frameon=False, loc="best")
@@ -307,7 +307,7 @@ def plot_lattices(states, labels=None, shape=None, J=1.0, h=0.0):
     axes = np.atleast_1d(fig.subplots(1, k))
     for i, ax in enumerate(axes):
         first = f"{labels[i]}\n" if labels is not None else ""
-        _draw_lattice(ax, grids[i], f"{first}e = {e[i] + 0.0:.2f}, m = {m[i] + 0.0:.2f}")
+        draw_lattice(ax, grids[i], f"{first}e = {e[i] + 0.0:.2f}, m = {m[i] + 0.0:.2f}")
     _describe_lattices(fig, grids, labels, e, m)
     return fig
 

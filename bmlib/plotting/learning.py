@@ -19,8 +19,8 @@ from .._checks import (
 from ..learning.machine import BoltzmannMachine
 from ..learning.statistics import exact_statistics
 from ..learning.training import TrainingHistory
-from ._style import _ON_OFF, FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON, _new_figure, _tidy, series_style
-from ._words import count, describe, number, ranked, span
+from .style import _ON_OFF, FONT_SIZE, HIGHLIGHT, NEUTRAL, UNIT_ON, _new_figure, tidy, series_style
+from .words import count, describe, number, ranked, span
 
 #: About this many markers on each curve of a panel with several curves (colour is never the only difference).
 _MARKERS_PER_CURVE = 8
@@ -175,7 +175,7 @@ def _describe_images(fig, groups, totals, shape, titles):
                   f"{' and '.join(parts)}.", details)
 
 
-def _draw_moment_match(ax, clamped, free, mask, units, title=None, data_label="data"):
+def draw_moment_match(ax, clamped, free, mask, units, title=None, data_label="data"):
     """Scatter of every <s_i s_j> (dots) and <s_i> (rings): data on x, model on y."""
     (mean_c, second_c), (mean_f, second_f) = clamped, free
     i, j = np.nonzero(np.triu(mask, 1))
@@ -185,7 +185,7 @@ def _draw_moment_match(ax, clamped, free, mask, units, title=None, data_label="d
                label=r"pairs $\langle s_i s_j \rangle$")
     ax.scatter(mean_c, mean_f, s=30, facecolors="none", edgecolors=HIGHLIGHT, linewidths=1.3, zorder=2,
                label=r"units $\langle s_i \rangle$")
-    gap = _largest_gap(clamped, free, mask)
+    gap = largest_gap(clamped, free, mask)
     ax.text(0.97, 0.04, f"largest gap {gap:.3f}", transform=ax.transAxes, ha="right", va="bottom",
             fontsize=FONT_SIZE - 1)
     pad = 0.05 * (1 - low)
@@ -196,26 +196,26 @@ def _draw_moment_match(ax, clamped, free, mask, units, title=None, data_label="d
     ax.set_ylabel("model average", fontsize=FONT_SIZE)
     if title:
         ax.set_title(title, fontsize=FONT_SIZE)
-    _tidy(ax)
+    tidy(ax)
     return gap
 
 
-def _largest_gap(clamped, free, mask):
+def largest_gap(clamped, free, mask):
     """The largest |data - model| over the connected pairs and the units: what the panel writes in its corner."""
     (mean_c, second_c), (mean_f, second_f) = clamped, free
     i, j = np.nonzero(np.triu(mask, 1))
     return max(np.abs(second_c[i, j] - second_f[i, j]).max(initial=0), np.abs(mean_c - mean_f).max())
 
 
-def _settled(values):
+def settled(values):
     """Averages (of size about 1) with round-off (below 1e-9) set to 0, so the words do not depend on it."""
     values = np.asarray(values, dtype=float)
     return np.where(np.abs(values) < 1e-9, 0.0, values)
 
 
-def _moment_words(clamped, free, mask, data_label="data"):
+def moment_words(clamped, free, mask, data_label="data"):
     """One sentence on a moment-match panel: its points, their ranges and the gaps of pairs and units."""
-    (mean_c, second_c), (mean_f, second_f) = ((_settled(m), _settled(p)) for m, p in (clamped, free))
+    (mean_c, second_c), (mean_f, second_f) = ((settled(m), settled(p)) for m, p in (clamped, free))
     i, j = np.nonzero(np.triu(mask, 1))
     pair_gap = np.abs(second_c[i, j] - second_f[i, j])
     unit_gap = np.abs(mean_c - mean_f)
@@ -272,11 +272,11 @@ def plot_moment_match(models, data, titles=None):
     for k, (ax, model, title, batch) in enumerate(zip(axes, models, titles, data)):
         clamped, free = exact_statistics(model, batch)
         label = "data" if model.n_hidden == 0 else "clamped"
-        gaps.append(_draw_moment_match(ax, clamped, free, model.mask, model.units, title, label))
-        details.append(f"{_panel_name(title, k, len(models))}: {_moment_words(clamped, free, model.mask, label)}.")
+        gaps.append(draw_moment_match(ax, clamped, free, model.mask, model.units, title, label))
+        details.append(f"{_panel_name(title, k, len(models))}: {moment_words(clamped, free, model.mask, label)}.")
     axes[0].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left", handletextpad=0.2)
     label = "data" if all(model.n_hidden == 0 for model in models) else "clamped-phase"
-    gaps = [number(gap) for gap in _settled(gaps)]
+    gaps = [number(gap) for gap in settled(gaps)]
     if len(models) == 1:
         shown = f"the largest gap between the two is {gaps[0]}"
     else:
@@ -353,7 +353,7 @@ def _distance(gap):
     return number(gap) if gap >= 1e-9 else "below 1e-9 (at the maximum, to round-off)"
 
 
-def _draw_history(ax, histories, labels, best=None, marker=None):
+def draw_history(ax, histories, labels, best=None, marker=None):
     for k, (h, label) in enumerate(zip(histories, labels)):
         ax.plot(h.epochs, h.values, lw=1.4, label=label, **_curve_style(k, len(h.epochs), len(histories)))
     if best is not None:
@@ -364,7 +364,7 @@ def _draw_history(ax, histories, labels, best=None, marker=None):
     ax.set_xlabel("epoch", fontsize=FONT_SIZE)
     ax.set_ylabel(f"{_monitor_name(histories)}\n(nats per pattern)", fontsize=FONT_SIZE)
     ax.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
-    _tidy(ax)
+    tidy(ax)
 
 
 def plot_training_history(histories, labels=None, best=None):
@@ -404,7 +404,7 @@ def plot_training_history(histories, labels=None, best=None):
     best = check_optional_real(best, "best")
     fig = _new_figure((7.0 if best is not None else 4.2, 3.0))
     axes = fig.subplots(1, 2 if best is not None else 1, squeeze=False)[0]
-    _draw_history(axes[0], histories, labels, best)
+    draw_history(axes[0], histories, labels, best)
     if best is not None:
         ax = axes[1]
         for k, h in enumerate(histories):
@@ -413,7 +413,7 @@ def plot_training_history(histories, labels=None, best=None):
                         **_curve_style(k, len(h.epochs), len(histories)))
         ax.set_xlabel("epoch", fontsize=FONT_SIZE)
         ax.set_ylabel("distance to the maximum", fontsize=FONT_SIZE)
-        _tidy(ax)
+        tidy(ax)
     if any(labels) or best is not None:
         axes[0].legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower right")
     describe(fig, *_history_words(histories, labels, best))
@@ -459,7 +459,7 @@ def plot_held_out_curves(curves):
     # Above the axes, one column per weight decay: inside, it covered the falling held-out curves.
     ax.legend(fontsize=FONT_SIZE - 1, frameon=False, ncol=min(len(curves), 3), loc="lower left",
               bbox_to_anchor=(0, 1))
-    _tidy(ax)
+    tidy(ax)
     _describe_held_out(fig, curves)
     return fig
 

@@ -36,7 +36,7 @@ from ..exact.enumeration import exact_moments
 from ..models.lattices import curie_weiss_couplings
 from ..learning.machine import BoltzmannMachine
 from ..meanfield.theories import naive_mean_field, tap_mean_field
-from ._style import (
+from .style import (
     FONT_SIZE,
     HIGHLIGHT,
     NEGATIVE,
@@ -44,10 +44,10 @@ from ._style import (
     NEUTRAL_TEXT,
     UNIT_ON,
     _new_figure,
-    _tidy,
+    tidy,
     series_style,
 )
-from ._words import count, describe, number, ranked, span
+from .words import count, describe, number, span
 #: Values closer to 0 than this are written as 0: a root or an average that is 0 by symmetry
 #: comes out of the arithmetic as 1e-17 or -3e-17, which the words must not show.
 _ZERO = 1e-9
@@ -132,7 +132,7 @@ def _draw_self_consistency(ax, J, b, temperatures, start, steps=12):
     ax.set_xlabel("mean activity m", fontsize=FONT_SIZE)
     ax.set_ylabel("right side of m = tanh((Jm + b)/T)", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper left")
-    _tidy(ax)
+    tidy(ax)
     return words
 
 
@@ -194,7 +194,7 @@ def _draw_pitchfork(ax, J, b, T_range, n, n_temperatures=300, n_exact=60):
     ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
     ax.set_ylabel("mean activity", fontsize=FONT_SIZE)
     ax.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="lower left")
-    _tidy(ax)
+    tidy(ax)
     return _pitchfork_words(J, b, temps, upper, lower, middle, exact_T, np.array(means), np.array(rms), n)
 
 
@@ -351,7 +351,7 @@ def _draw_accuracy(ax, exact, approx, response, units, title=None):
     ax.set_xlabel("exact average", fontsize=FONT_SIZE)
     ax.set_ylabel("mean-field estimate", fontsize=FONT_SIZE)
     ax.set_title(gaps if not title else f"{title}\n{gaps}", fontsize=FONT_SIZE - 1)
-    _tidy(ax)
+    tidy(ax)
     return errors
 
 

@@ -13,7 +13,7 @@ from matplotlib.ticker import MaxNLocator, NullLocator
 
 from .._checks import check_temperature, check_temperatures
 from ..partition.study import METHODS, SAMPLING, LogZComparison
-from ._style import (
+from .style import (
     FONT_SIZE,
     HIGHLIGHT,
     NEGATIVE,
@@ -22,10 +22,10 @@ from ._style import (
     POSITIVE,
     UNIT_ON,
     _new_figure,
-    _tidy,
+    tidy,
     text_colour,
 )
-from ._words import count, describe, number, ranked, span
+from .words import count, describe, number, ranked, span
 
 #: (colour, marker, line style, filled) of each method.
 STYLES = {
@@ -50,18 +50,18 @@ def _check_comparison(comparison):
     return comparison
 
 
-def _marker_kwargs(key, size=5):
+def marker_kwargs(key, size=5):
     colour, marker, line, filled = STYLES[key]
     return dict(color=colour, marker=marker, ls=line, ms=size + (2 if marker == "*" else 0),
                 mfc=colour if filled else "white", mec=colour, lw=1.2)
 
 
-def _draw_log_z(ax, comp, k, current=None):
+def draw_log_z(ax, comp, k, current=None):
     """log Z per unit against T: the exact line and every estimate (markers)."""
     T, n = comp.temperatures, comp.n_units
     ax.plot(T, comp.exact / n, color=UNIT_ON, lw=2, label="exact", zorder=3)
     for key in comp.methods:
-        kw = _marker_kwargs(key, 4)
+        kw = marker_kwargs(key, 4)
         kw["ls"] = "none"
         ax.plot(T, comp.log_z[key][k] / n, label=METHODS[key], **kw)
     if current is not None:
@@ -69,7 +69,7 @@ def _draw_log_z(ax, comp, k, current=None):
     _temperature_axis(ax, T)
     ax.yaxis.set_major_locator(MaxNLocator(5))
     ax.set_ylabel("log Z / n", fontsize=FONT_SIZE)
-    _tidy(ax)
+    tidy(ax)
 
 
 def _draw_errors(ax, comp, k, methods, mark_T=None, mark_label=None):
@@ -79,7 +79,7 @@ def _draw_errors(ax, comp, k, methods, mark_T=None, mark_label=None):
     for key in methods:
         err = comp.log_z[key][k] - comp.exact
         sd = comp.error[key][k]
-        kw = _marker_kwargs(key)
+        kw = marker_kwargs(key)
         shown = np.clip(err, *ERROR_RANGE)
         if np.isfinite(sd).any():
             bars = np.where(shown == err, 2 * np.nan_to_num(sd), 0.0)  # no bar on a point drawn at the edge
@@ -97,7 +97,7 @@ def _draw_errors(ax, comp, k, methods, mark_T=None, mark_label=None):
     _temperature_axis(ax, T)
     ax.set_ylim(ERROR_RANGE[0] - 0.1, ERROR_RANGE[1] + 0.1)
     ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
-    _tidy(ax)
+    tidy(ax)
 
 
 def _temperature_axis(ax, T):
@@ -118,7 +118,7 @@ def _draw_cost(ax, comp, t):
     for key in comp.methods:
         err = np.maximum(np.abs(comp.log_z[key][:, t] - comp.exact[t]), ERROR_FLOOR)
         work = comp.work[key][:, t]
-        kw = _marker_kwargs(key)
+        kw = marker_kwargs(key)
         if key in SAMPLING:
             ax.plot(work, err, label=METHODS[key], **kw)
         else:
@@ -131,7 +131,7 @@ def _draw_cost(ax, comp, t):
     ax.set(xscale="log", yscale="log")
     ax.set_title(f"T = {comp.temperatures[t]:.3g}", fontsize=FONT_SIZE)
     ax.set_xlabel("work (passes over W)", fontsize=FONT_SIZE)
-    _tidy(ax)
+    tidy(ax)
 
 
 def plot_log_z_errors(comparison, budget=None, mark_T=None, mark_label=None):
@@ -180,7 +180,7 @@ def plot_log_z_errors(comparison, budget=None, mark_T=None, mark_label=None):
     ax_z = fig.add_subplot(grid[0, :])
     ax_left = fig.add_subplot(grid[1, 0])
     ax_right = fig.add_subplot(grid[1, 1], sharey=ax_left)
-    _draw_log_z(ax_z, comp, k)
+    draw_log_z(ax_z, comp, k)
     ax_z.legend(fontsize=FONT_SIZE - 1, frameon=False, loc="upper right", ncol=2)
     ax_z.set_title(f"sampling methods: {comp.budgets[k]} passes over W each; exact by {comp.exact_method}: "
                    f"{comp.exact_work}", fontsize=FONT_SIZE)

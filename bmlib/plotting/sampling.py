@@ -11,7 +11,7 @@ place from one chapter to the next. Two update rules appear side by side in
 several figures: heat bath is drawn dark (``UNIT_ON``) and solid with round
 markers, Metropolis orange (``HIGHLIGHT``) and dashed with square markers, so
 the two never differ by colour alone; exact references are grey (``NEUTRAL``).
-Each figure also carries its words (:mod:`bmlib.plotting._words`), written
+Each figure also carries its words (:mod:`bmlib.plotting.words`), written
 from the arrays it draws.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ..exact.enumeration import boltzmann_distribution
 from ..sampling.chains import SampleResult
 from ..sampling.transition import RULE_NAMES, convergence_curves, state_frequencies, total_variation
 from ..models.states import all_states
-from ._style import (
+from .style import (
     FONT_SIZE,
     HIGHLIGHT,
     MAX_LABELLED_UNITS,
@@ -34,14 +34,14 @@ from ._style import (
     NEUTRAL_TEXT,
     SERIES,
     UNIT_ON,
-    _bars,
+    bars,
     _draw_strip,
     _new_figure,
-    _tidy,
+    tidy,
     series_style,
     state_labels,
 )
-from ._words import count, describe, number, ranked, span
+from .words import count, describe, number, ranked, span
 
 #: Colour and name of each update rule in the figures.
 RULE_STYLE = {"heat_bath": (UNIT_ON, RULE_NAMES["heat_bath"]), "metropolis": (HIGHLIGHT, RULE_NAMES["metropolis"])}
@@ -79,7 +79,7 @@ def _curve_styles(keys):
     return styles
 
 
-def _draw_sampled_distribution(fig, frequencies, p, units, spec=None, labels=True, note=None, subject="the samples"):
+def draw_sampled_distribution(fig, frequencies, p, units, spec=None, labels=True, note=None, subject="the samples"):
     """Exact ``p(s)`` (wide grey bars) and sampled frequencies (narrow dark bars) above the strip of states.
 
     ``subject`` names the samples in the figure's words, e.g. ``"2,500 samples at T = 2"``.
@@ -88,13 +88,13 @@ def _draw_sampled_distribution(fig, frequencies, p, units, spec=None, labels=Tru
     ratios = [5, 0.3 * min(n, MAX_LABELLED_UNITS) + 0.2]
     grid = (spec.subgridspec if spec is not None else fig.add_gridspec)(2, 1, height_ratios=ratios, hspace=0.08)
     ax_p, ax_s = (fig.add_subplot(cell) for cell in grid)
-    _bars(ax_p, p, NEUTRAL)
+    bars(ax_p, p, NEUTRAL)
     _narrow_bars(ax_p, frequencies, UNIT_ON)
     ax_p.set_ylim(0, 1.12 * max(p.max(), frequencies.max()))
     ax_p.set(xticks=[])
     ax_p.yaxis.set_major_locator(MaxNLocator(4))
     ax_p.set_ylabel("probability", fontsize=FONT_SIZE)
-    _tidy(ax_p)
+    tidy(ax_p)
     # Coloured text above the axes rather than a legend: clear of the bars, and a fraction of the drawing time.
     # It names the bars by their width too, so colour is not the only thing that tells them apart.
     ax_p.text(1.0, 1.02, "\u25ae narrow bars: sampled frequency", color=UNIT_ON, transform=ax_p.transAxes,
@@ -199,7 +199,7 @@ def plot_sampled_distribution(samples, W, b=None, T=1.0, units=None):
     n_states = states.size // n
     note = f"{n_states:,} samples at T = {T:g}\ntotal-variation distance {total_variation(frequencies, p):.3f}"
     fig = _new_figure((7, 3.4))
-    _draw_sampled_distribution(fig, frequencies, p, units, note=note,
+    draw_sampled_distribution(fig, frequencies, p, units, note=note,
                                subject=f"{n_states:,} sample{'s' * (n_states != 1)} at T = {number(T, 3)}")
     return fig
 
@@ -244,7 +244,7 @@ def plot_flip_probabilities(T=1.0, max_delta=None):
     ax.set_ylabel("probability of flipping", fontsize=FONT_SIZE)
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=FONT_SIZE, frameon=False)
-    _tidy(ax)
+    tidy(ax)
     _describe_flips(fig, dE, curves, T)
     return fig
 
@@ -311,7 +311,7 @@ def plot_convergence(W, b=None, T=1.0, units="spins", *, initial=None, n_sweeps=
     ax.set_ylabel("distance to p (total variation)", fontsize=FONT_SIZE)
     ax.set_xlim(0, n_sweeps)
     ax.legend(fontsize=FONT_SIZE - 1, frameon=False, ncol=2, loc="lower left", markerscale=1.6)
-    _tidy(ax)
+    tidy(ax)
     units = check_units(units)
     start = ("uniformly random states" if initial is None
              else "the state " + state_labels(np.asarray(initial), units))

@@ -7,7 +7,7 @@ messages that trip nbval), and the same bytes can be handed to the static
 HTML page through ``_repr_mimebundle_``, so a reader without a kernel still
 sees the widget's picture.
 
-Each picture also comes with its words (``bmlib/plotting/_words.py``),
+Each picture also comes with its words (``bmlib/plotting/words.py``),
 written by the same drawing function: live, in a text line under the picture
 that changes with it (and as the picture's tooltip, which gives the image an
 accessible name); in the static page, as the stored picture's ``alt``.
@@ -24,8 +24,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.image import imsave
 
-from ..plotting._fit import DPI, BookFigure, raise_small_text
-from ..plotting._words import description_of
+from ..plotting.fit import DPI, BookFigure, raise_small_text
+from ..plotting.words import description_of
 
 
 class _NamedImage(ipywidgets.Image):

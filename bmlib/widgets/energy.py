@@ -5,9 +5,9 @@ import ipywidgets
 import numpy as np
 
 from .._checks import check_model, check_temperature, check_units
-from ..plotting._style import _draw_network
-from ..plotting._words import describe
-from ..plotting.energy import TEMPERATURE_FORMAT, _draw_energy_landscape, _network_words
+from ..plotting.style import draw_network
+from ..plotting.words import describe
+from ..plotting.energy import TEMPERATURE_FORMAT, draw_energy_landscape, network_words
 from ._base import FigureWidget
 
 #: Largest network the energy widget accepts: above it, redrawing 2**n bars
@@ -78,11 +78,11 @@ class EnergyWidget(FigureWidget):
     def _draw(self, fig):
         grid = fig.add_gridspec(1, 2, width_ratios=[1.2, 2], left=0.02, right=0.98, top=0.97,
                                 bottom=0.1, wspace=0.2)
-        _draw_network(fig.add_subplot(grid[0]), self._W, self._b)
-        _draw_energy_landscape(fig, self._W, self._b, self._T, self.units, spec=grid[1], labels=False)
+        draw_network(fig.add_subplot(grid[0]), self._W, self._b)
+        draw_energy_landscape(fig, self._W, self._b, self._T, self.units, spec=grid[1], labels=False)
         # The landscape's words lead (they change with every slider); the network's follow, "Left, ...".
         landscape = fig.description
-        network, weights = _network_words(self._W, self._b, opening="On the left, a network")
+        network, weights = network_words(self._W, self._b, opening="On the left, a network")
         describe(fig, landscape.summary, [landscape.details, *network, *weights])
 
     def _quietly(self, slider, value):

@@ -11,9 +11,8 @@ from .._ties import first_best
 from ..models.datasets import bars_and_stripes
 from ..learning.rbm import RBM
 from ..learning.training import train
-from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_OFF, UNIT_ON, _tidy
-from ..plotting._words import count, describe, number, ranked, span
-from ..plotting.hidden import _PROBABILITY
+from ..plotting.style import FONT_SIZE, NEUTRAL, PROBABILITY_CMAP, UNIT_OFF, UNIT_ON, tidy
+from ..plotting.words import count, describe, number, ranked, span
 from ._base import BlittedFigureWidget
 
 #: Most pixels the widget hides at once: the completion enumerates their 2**k values on every step.
@@ -239,9 +238,9 @@ class HiddenWidget(BlittedFigureWidget):
                  yticks=[0, 0.5, 1])
         ax_h.set_xlabel("hidden unit j", fontsize=FONT_SIZE)
         ax_h.set_title(self._titles(log_p)[1], fontsize=FONT_SIZE)
-        _tidy(ax_h)
+        tidy(ax_h)
         ax_out = fig.add_subplot(grid[2])
-        ax_out.imshow(p_visible.reshape(self.side, self.side), cmap=_PROBABILITY, vmin=0, vmax=1,
+        ax_out.imshow(p_visible.reshape(self.side, self.side), cmap=PROBABILITY_CMAP, vmin=0, vmax=1,
                       interpolation="nearest")
         for k in range(self.side * self.side):
             ax_out.text(k % self.side, k // self.side, "", ha="center", va="center", fontsize=FONT_SIZE - 1)

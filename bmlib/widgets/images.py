@@ -11,9 +11,8 @@ from ..models.digit_images import digits
 from ..learning.rbm import RBM
 from ..learning.statistics import PersistentContrastiveDivergence
 from ..learning.training import train
-from ..plotting._style import FONT_SIZE
-from ..plotting._words import describe, number, span
-from ..plotting.images import _PROBABILITY_CMAP, _WEIGHT_CMAP
+from ..plotting.style import FONT_SIZE, PROBABILITY_CMAP, WEIGHT_CMAP
+from ..plotting.words import describe, number, span
 from ._base import FigureWidget
 
 #: The hidden-layer sizes offered.
@@ -108,9 +107,9 @@ class DigitsWidget(FigureWidget):
         ax_s = fig.add_axes((0.52, 0.06, 0.42, 0.8))
         limit = max(float(np.abs(rbm.W).max()), 1e-12)
         filters, samples = rbm.W[:, :N_SHOWN].T, self.samples()
-        ax_w.imshow(np.ma.masked_invalid(_tiles(filters)), cmap=_WEIGHT_CMAP, vmin=-limit, vmax=limit,
+        ax_w.imshow(np.ma.masked_invalid(_tiles(filters)), cmap=WEIGHT_CMAP, vmin=-limit, vmax=limit,
                     interpolation="nearest")
-        ax_s.imshow(np.ma.masked_invalid(_tiles(samples)), cmap=_PROBABILITY_CMAP, vmin=0, vmax=1,
+        ax_s.imshow(np.ma.masked_invalid(_tiles(samples)), cmap=PROBABILITY_CMAP, vmin=0, vmax=1,
                     interpolation="nearest")
         shown = min(N_SHOWN, rbm.n_hidden)
         ax_w.set_title(f"filters of {shown} of {rbm.n_hidden} hidden units (largest |w| = {limit:.2f})",

@@ -19,11 +19,11 @@ from .._checks import (
 from .._random import as_generator
 from ..exact.closed_forms import critical_temperature, onsager_energy_per_spin, yang_magnetization
 from ..exact.kaufman import kaufman_energy_per_spin
-from ..plotting._fit import BookFigure
-from ..plotting._style import FONT_SIZE, HIGHLIGHT, NEUTRAL, NEUTRAL_TEXT, UNIT_ON
-from ..plotting._words import count, describe, description_of
-from ..plotting._words import number, span
-from ..plotting.ising import _draw_lattice, _lattice_words, _reference_curves
+from ..plotting.fit import BookFigure
+from ..plotting.style import FONT_SIZE, HIGHLIGHT, NEUTRAL, NEUTRAL_TEXT, UNIT_ON
+from ..plotting.words import count, describe, description_of
+from ..plotting.words import number, span
+from ..plotting.ising import draw_lattice, lattice_words, reference_curves
 from ..sampling.chains import sample
 from ..sampling.couplings import SquareLattice
 from ._base import FigureWidget
@@ -178,8 +178,8 @@ class IsingWidget(FigureWidget):
         ax_lattice = fig.add_subplot(grid[:, 0])
         ax_m = fig.add_subplot(grid[0, 1])
         ax_e = fig.add_subplot(grid[1, 1], sharex=ax_m)
-        _draw_lattice(ax_lattice, self.state, "")
-        _reference_curves(ax_m, ax_e, self.L, self.J, self._T_grid)
+        draw_lattice(ax_lattice, self.state, "")
+        reference_curves(ax_m, ax_e, self.L, self.J, self._T_grid)
         ax_m.set_ylim(-0.03, 1.05)
         # A field lowers e by up to |H| per spin: room for the whole slider, so the axis never jumps.
         ax_e.set_ylim(-(2.05 + H_MAX) * self.J, 0.02)
@@ -232,7 +232,7 @@ class IsingWidget(FigureWidget):
             f"A {L} x {L} Ising lattice (dark +1, white −1) at T = {number(T, 3)} "
             f"(T/T_c = {number(T / critical_temperature(J), 3)}) and field H = {number(self.h)}, "
             f"after {self._total_sweeps} sweeps from {start}: m = {number(grid.mean())}, "
-            f"{_lattice_words(grid)}.",
+            f"{lattice_words(grid)}.",
             f"The last {count(self.sweeps_per_step, 'sweep')} average |m| = {number(m)} and e = {number(e)}, "
             "drawn as a large diamond beside the exact curves against T.",
         ], [

@@ -3,21 +3,19 @@ from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.colors import LinearSegmentedColormap
 
 from .._checks import check_integer, check_units
 from .._random import as_generator
 from ..learning.machine import BoltzmannMachine
 from ..learning.statistics import exact_statistics
 from ..learning.training import train
-from ..plotting._style import FONT_SIZE, NEGATIVE, POSITIVE, UNIT_OFF, _tidy
-from ..plotting._words import describe, number, span
-from ..plotting.learning import _draw_history, _draw_moment_match, _largest_gap, _moment_words, _settled
+from ..plotting.style import FONT_SIZE, WEIGHT_CMAP, tidy
+from ..plotting.words import describe, number, span
+from ..plotting.learning import draw_history, draw_moment_match, largest_gap, moment_words, settled
 from ._base import BlittedFigureWidget
 
 #: Largest machine the learning widget accepts: it enumerates every state once per epoch while it is built.
 MAX_LEARNING_WIDGET_UNITS = 12
-_WEIGHT_COLOURS = LinearSegmentedColormap.from_list("weights", [NEGATIVE, UNIT_OFF, POSITIVE])
 
 
 class LearningWidget(BlittedFigureWidget):
@@ -112,7 +110,7 @@ class LearningWidget(BlittedFigureWidget):
         pairs, units = ax_stats.collections[:2]
         pairs.set_offsets(np.column_stack([second_c[i, j], second_f[i, j]]))
         units.set_offsets(np.column_stack([mean_c, mean_f]))
-        gap = _largest_gap(self._stats[t][0], self._stats[t][1], self.machine.mask)
+        gap = largest_gap(self._stats[t][0], self._stats[t][1], self.machine.mask)
         ax_stats.texts[0].set_text(f"largest gap {gap:.3f}")
         ax_stats.set_title(self._stats_title(t), fontsize=FONT_SIZE)
         ax_history.lines[-1].set_data([self.history.epochs[t]], [self.history.values[t]])
@@ -125,16 +123,16 @@ class LearningWidget(BlittedFigureWidget):
         t, m, h = self.epoch, self.machine, self.history
         clamped, free = self._stats[t]
         label = "data" if m.n_hidden == 0 else "clamped"
-        gap = number(_settled(_largest_gap(clamped, free, m.mask)))
+        gap = number(settled(largest_gap(clamped, free, m.mask)))
         i, j = np.nonzero(np.triu(m.mask, 1))
-        W = _settled(self._snapshots[t][0][i, j])
+        W = settled(self._snapshots[t][0][i, j])
         describe(fig, [
             f"Training after epoch {t} of {self.epoch_slider.max}: the largest gap between the model's and the "
             f"{label} averages is {gap}, and the log-likelihood is {number(h.values[t])} nats per pattern "
             f"(from {number(h.values[0])} at epoch 0 to {number(h.values[-1])} at epoch {h.epochs[-1]}).",
         ], [
             f"Left, model averages against {label} averages (dots: pairs; rings: single units): "
-            f"{_moment_words(clamped, free, m.mask, label)}.",
+            f"{moment_words(clamped, free, m.mask, label)}.",
             f"Middle, the log-likelihood against epoch, with epoch {t} marked.",
             f"Right, the weight matrix as colours (red positive, blue negative): weights {span(W)}.",
         ])
@@ -151,18 +149,18 @@ class LearningWidget(BlittedFigureWidget):
                                 wspace=0.4)
         clamped, free = self._stats[t]
         label = "data" if self.machine.n_hidden == 0 else "clamped"
-        _draw_moment_match(fig.add_subplot(grid[0]), clamped, free, self.machine.mask, self.machine.units,
+        draw_moment_match(fig.add_subplot(grid[0]), clamped, free, self.machine.mask, self.machine.units,
                            self._stats_title(t), label)
         ax = fig.add_subplot(grid[1])
-        _draw_history(ax, [self.history], [None], marker=t)
+        draw_history(ax, [self.history], [None], marker=t)
         ax.set_title(self._history_title(t), fontsize=FONT_SIZE)
         ax = fig.add_subplot(grid[2])
-        ax.imshow(self._snapshots[t][0], cmap=_WEIGHT_COLOURS, vmin=-self._w_limit, vmax=self._w_limit,
+        ax.imshow(self._snapshots[t][0], cmap=WEIGHT_CMAP, vmin=-self._w_limit, vmax=self._w_limit,
                   interpolation="nearest")
         ticks = np.arange(0, self.machine.n_units, 2)
         ax.set(xticks=ticks, yticks=ticks)
         ax.set_title(f"weights w_ij (red > 0, blue < 0)\ncolour limit \u00b1{self._w_limit:.2f}", fontsize=FONT_SIZE)
-        _tidy(ax)
+        tidy(ax)
         self._describe_epoch(fig)
 
 

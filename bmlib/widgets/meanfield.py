@@ -28,16 +28,16 @@ from .._ties import order_with_ties
 from ..models.energy import energy, is_stable
 from ..exact.enumeration import exact_moments, log_partition
 from ..meanfield.theories import naive_mean_field
-from ..plotting._words import count, describe, number, ranked
-from ..plotting._style import (
+from ..plotting.words import count, describe, number, ranked
+from ..plotting.style import (
     FONT_SIZE,
     HIGHLIGHT,
     HIGHLIGHT_TEXT,
     NEUTRAL,
     NEUTRAL_TEXT,
     UNIT_ON,
-    _bars,
-    _tidy,
+    bars,
+    tidy,
 )
 from ..models.states import all_states
 from ._base import FigureWidget
@@ -224,7 +224,7 @@ class MeanFieldWidget(FigureWidget):
         # Few artists and no legend: text and tick objects are the slowest part of a redraw.
         n = len(mean)
         x = np.arange(n)
-        _bars(ax, mean, NEUTRAL)
+        bars(ax, mean, NEUTRAL)
         others = [m for m, _ in solutions[1:]]
         if others:
             ax.plot(np.tile(x, len(others)), np.concatenate(others), "o", mfc="white", mec=UNIT_ON, ms=6, mew=1.2)
@@ -243,7 +243,7 @@ class MeanFieldWidget(FigureWidget):
         plural = "s" if len(solutions) > 1 else ""
         ax.set_title(f"T = {self.T:.3g}, weights x {self.coupling.value:.2f}: {len(solutions)} mean-field "
                      f"solution{plural}", fontsize=FONT_SIZE)
-        _tidy(ax)
+        tidy(ax)
 
     def _draw_log_z(self, ax, bound, log_z):
         exact, best = self._curve(self.W)
@@ -260,7 +260,7 @@ class MeanFieldWidget(FigureWidget):
         ax.set_ylabel("log Z - mean-field bound", fontsize=FONT_SIZE)
         ax.text(t[-1], np.log(2), "log 2 ", color=NEUTRAL_TEXT, ha="right", va="bottom", fontsize=FONT_SIZE - 1)
         ax.set_title(f"log Z = {log_z:.3f}, bound = {bound:.3f}: gap {log_z - bound:.3f}", fontsize=FONT_SIZE)
-        _tidy(ax)
+        tidy(ax)
         return gap
 
 

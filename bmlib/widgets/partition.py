@@ -13,10 +13,10 @@ from matplotlib.transforms import IdentityTransform
 from .._checks import check_instance, check_temperature, check_units, check_weights
 from .._random import as_generator
 from ..partition.study import METHODS, LogZComparison, compare_log_z
-from ..plotting._fit import BookFigure
-from ..plotting._style import FONT_SIZE, NEUTRAL, UNIT_ON, _tidy, text_colour
-from ..plotting._words import describe, number, ranked, span
-from ..plotting.partition import ERROR_RANGE, FLAG_WORDS, _draw_log_z, _marker_kwargs
+from ..plotting.fit import BookFigure
+from ..plotting.style import FONT_SIZE, NEUTRAL, UNIT_ON, tidy, text_colour
+from ..plotting.words import describe, number, ranked, span
+from ..plotting.partition import ERROR_RANGE, FLAG_WORDS, draw_log_z, marker_kwargs
 from ._base import FigureWidget
 
 #: The default temperature grid: beta = 1/T from 0.1 to 1 in steps of 0.1.
@@ -90,7 +90,7 @@ class PartitionWidget(FigureWidget):
             fig = BookFigure(figsize=self.figsize, dpi=self.dpi)
             canvas = FigureCanvasAgg(fig)
             ax = fig.add_subplot(self._grid(fig)[0])
-            _draw_log_z(ax, comp, k)
+            draw_log_z(ax, comp, k)
             if self.mark_T is not None:
                 ax.axvline(self.mark_T, color=NEUTRAL, lw=1, ls="--")
             ax.set_xlabel("temperature T", fontsize=FONT_SIZE)
@@ -155,7 +155,7 @@ class PartitionWidget(FigureWidget):
         bar = np.isfinite(sd)
         ax.hlines(rows[bar], (shown - 2 * sd)[bar], (shown + 2 * sd)[bar], colors=NEUTRAL, lw=1.5)
         for row, key, e, d, x in zip(rows, comp.methods, err, sd, shown):
-            kw = _marker_kwargs(key, 7)
+            kw = marker_kwargs(key, 7)
             kw["ls"] = "none"
             ax.plot([x], [row], **kw)
             label = f"{METHODS[key]}  {e:+.3f}" + ("" if np.isnan(d) else f" ± {d:.3f}") + comp.flags[key][t]
@@ -165,7 +165,7 @@ class PartitionWidget(FigureWidget):
         ax.set(yticks=[], xticks=np.arange(np.ceil(low), high + 0.01, 1.0), xlim=(low - 0.1, high + 0.1),
                ylim=(-0.7, len(rows) - 0.3))
         ax.set_xlabel("error of log Z (bars ±2 s.e.)", fontsize=FONT_SIZE)
-        _tidy(ax)
+        tidy(ax)
 
 
 def partition_widget(source, b=None, temperatures=DEFAULT_TEMPERATURES, units="spins", *, budgets=(1000, 10_000),

@@ -15,9 +15,9 @@ from .._checks import (
 )
 from .._random import as_generator
 from ..exact.enumeration import boltzmann_distribution
-from ..plotting._style import state_labels
-from ..plotting._words import number
-from ..plotting.sampling import RULE_STYLE, _draw_sampled_distribution
+from ..plotting.style import state_labels
+from ..plotting.words import number
+from ..plotting.sampling import RULE_STYLE, draw_sampled_distribution
 from ..sampling.chains import sample
 from ..sampling.transition import state_frequencies, total_variation
 from ._base import FigureWidget
@@ -120,7 +120,7 @@ class SamplingWidget(FigureWidget):
         start = "random states" if self._initial is None else state_labels(self._initial, self.units)
         subject = (f"the states of {self._n_chains:,} {RULE_STYLE[rule][1]} chain{'s' * (self._n_chains != 1)} "
                    f"over {n_sweeps} sweep{'s' * (n_sweeps != 1)} from {start} at T = {number(T, 3)}")
-        _draw_sampled_distribution(fig, self._frequencies, self._exact, self.units, spec=grid[0], labels=False,
+        draw_sampled_distribution(fig, self._frequencies, self._exact, self.units, spec=grid[0], labels=False,
                                    note=note, subject=subject)
 
 

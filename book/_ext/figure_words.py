@@ -2,7 +2,7 @@
 
 Every bmlib figure is stored in the chapter with its summary in the output's
 metadata, ``{"image/png": {"alt": "..."}}`` (see
-``bmlib/plotting/_fit.py``, ``BookFigure._ipython_display_``; widgets do the
+``bmlib/plotting/fit.py``, ``BookFigure._ipython_display_``; widgets do the
 same in ``bmlib/widgets/_base.py``). myst-nb 1.x reads only ``width`` and
 ``height`` from an output's metadata and takes ``alt`` from cell metadata
 alone, so without this every image's ``alt`` would be its file name, and a

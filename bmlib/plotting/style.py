@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
-from matplotlib.colors import ListedColormap
+from matplotlib.colors import LinearSegmentedColormap, ListedColormap
 
 from .._checks import check_states, check_units, infer_units
-from ._fit import BookFigure
+from .fit import BookFigure
 
 POSITIVE = "#c0392b"  # w_ij > 0 or b_i > 0
 NEGATIVE = "#2e6fba"  # w_ij < 0 or b_i < 0
@@ -29,6 +29,11 @@ def text_colour(colour):
     """The colour to write text in for a line or fill of ``colour``: the pale ones darkened."""
     return {NEUTRAL: NEUTRAL_TEXT, HIGHLIGHT: HIGHLIGHT_TEXT}.get(colour, colour)
 UNIT_OFF = "#ffffff"
+
+#: The probability of a unit (a pixel) being on: 0 white, 1 the colour of a unit that is on.
+PROBABILITY_CMAP = LinearSegmentedColormap.from_list("bm_on", [UNIT_OFF, UNIT_ON])
+#: Negative weights blue, none white, positive red: the book's weight colours on an image.
+WEIGHT_CMAP = LinearSegmentedColormap.from_list("bm_weights", [NEGATIVE, "#ffffff", POSITIVE])
 
 #: Styles for several curves in one panel, in order. Colour is never the only
 #: difference: each also has its own dash and marker, so the curves stay apart
@@ -96,7 +101,7 @@ def state_labels(states, units=None):
     return rows[0] if arr.ndim == 1 else rows
 
 
-def _tidy(ax):
+def tidy(ax):
     """Apply the book's font size and drop the top/right frame lines."""
     ax.tick_params(labelsize=FONT_SIZE)
     ax.spines[["top", "right"]].set_visible(False)
@@ -109,7 +114,7 @@ _LABEL_SPOTS = (0.3, 0.7, 0.4, 0.6, 0.5)
 _LABEL_CLEARANCE = 0.32
 
 
-def _draw_network(ax, W, b=None, s=None, show_values=None):
+def draw_network(ax, W, b=None, s=None, show_values=None):
     """Units on a circle, edges coloured by the sign of w_ij, width by |w_ij|.
 
     Edges and units are one collection each (not one artist per edge), which
@@ -157,7 +162,7 @@ def _draw_network(ax, W, b=None, s=None, show_values=None):
     ax.text(0.03, -0.02, "w < 0", color=NEGATIVE, fontsize=FONT_SIZE - 1, transform=ax.transAxes)
 
 
-def _bars(ax, heights, colours):
+def bars(ax, heights, colours):
     """One bar per state, as a single PolyCollection.
 
     One artist instead of 2**n Rectangles keeps a fresh figure fast enough
@@ -179,7 +184,7 @@ def _draw_strip(ax, states):
     ax.pcolormesh(np.arange(m + 1) - 0.5, np.arange(n + 1) - 0.5, (states == 1).T, cmap=_ON_OFF,
                   vmin=0, vmax=1, edgecolors=edges, lw=0.5)
     ax.set(ylim=(n - 0.5, -0.5), xticks=[], yticks=[])
-    _tidy(ax)
+    tidy(ax)
 
 
 def _new_figure(figsize):

@@ -93,7 +93,7 @@ class BookFigure(Figure):
     """A Matplotlib figure whose text always reads in the book, and that carries its own words.
 
     The text rule is in the module docstring. The words are a
-    :class:`~bmlib.plotting._words.FigureDescription` that the drawing
+    :class:`~bmlib.plotting.words.FigureDescription` that the drawing
     function attaches as ``description`` (``None`` until one does).
     """
 
@@ -121,7 +121,7 @@ class BookFigure(Figure):
         from IPython import get_ipython
         from IPython.display import display
 
-        from ._words import description_of
+        from .words import description_of
 
         shell = get_ipython()
         png = shell.display_formatter.formatters["image/png"](self) if shell is not None else None

@@ -12,7 +12,7 @@ one or two sentences, which becomes the image's ``alt`` text in the HTML book
 and the PDF, and optional ``details`` (numbers per curve or panel) for a
 figure too rich for one sentence, shown next to the figure. How they reach
 each place the book is read is in :meth:`BookFigure._ipython_display_
-<bmlib.plotting._fit.BookFigure._ipython_display_>`.
+<bmlib.plotting.fit.BookFigure._ipython_display_>`.
 
 Numbers are written with :func:`number`: few significant digits, so that the
 words are the same on every machine (they are stored in the chapters and
@@ -109,7 +109,7 @@ def number(x, digits=2):
     Written out in full from 0.0001 to a million (``120``, not ``1.2e+02``:
     a screen reader reads the first as a number); beyond, as ``1.2e-05``.
 
-    >>> from bmlib.plotting._words import number
+    >>> from bmlib.plotting.words import number
     >>> number(-0.5013), number(123.4), number(98765), number(-0.0001, 1)
     ('−0.5', '120', '99000', '−0.0001')
     >>> number(0.5), number(2.0), number(1.25e-7), number(float("inf"))
@@ -148,7 +148,7 @@ def ranked(values, digits=2):
     and ties go by index: an order decided by the last bits of a float could
     differ between machines, and the words are stored and compared.
 
-    >>> from bmlib.plotting._words import ranked
+    >>> from bmlib.plotting.words import ranked
     >>> ranked([0.4800001, 0.48, 0.04]).tolist()
     [0, 1, 2]
     >>> ranked([0.48, 0.4800001, 0.04]).tolist()
