@@ -17,6 +17,9 @@ RBM_W = np.random.default_rng(0).normal(scale=0.3, size=(9, 3))
 CALLS = {
     "sample": (lambda **kw: bm.sample(W6, n_samples=20, rng=0, **kw).samples, "sweep"),
     "anneal": (lambda **kw: bm.anneal(W6, schedule=[(2.0, 5), (1.0, 5)], rng=0, **kw).samples, "sweep"),
+    "log_z_ais": (lambda **kw: bm.log_z_ais(W6, n_runs=4, n_steps=20, rng=0, **kw).log_z, "step"),
+    "compare_log_z": (lambda **kw: bm.compare_log_z(W6, temperatures=[1.0], budgets=[200], methods=["mean_field", "ais"],
+                                                    rng=0, **kw).log_z["ais"], "run"),
     "log_z_rbm_ais": (lambda **kw: bm.log_z_rbm_ais(RBM_W, n_runs=4, n_steps=20, rng=0, **kw).log_z, "step"),
     "rbm_learning_curves": (lambda **kw: bm.rbm_learning_curves(BITS[:8], BITS[8:], [2], epochs=4, every=2,
                                                                 batch_size=4, rng=0, **kw)[2].train, "epoch"),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import (
+    check_bool,
     LEVELS,
     check_approximation_temperature,
     check_choice,
@@ -239,7 +240,8 @@ def log_z_visited_states(
 
 @thin_blas
 def log_z_ais(
-    W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, fractions=None, base="uniform", scan=None, rng=None
+    W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, fractions=None, base="uniform", scan=None,
+    progress=False, rng=None
 ):
     """Annealed importance sampling (AIS) estimate of ``log Z`` (Neal 2001).
 
@@ -288,6 +290,12 @@ def log_z_ais(
     scan : {"sequential", "random", "colouring"}, optional
         The update schedule of each sweep (see :func:`~bmlib.sample`;
         default "sequential"). Every schedule leaves ``p_k`` invariant.
+    progress : bool or None
+        A progress bar over the annealing steps: True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because this also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -333,6 +341,7 @@ def log_z_ais(
     T, units = check_temperature(T), check_units(units)
     check_approximation_temperature(T, W, b, "annealed importance sampling")
     n_runs = check_count(n_runs, "n_runs", minimum=1)
+    progress = check_bool(progress, "progress", allow_none=True)
     check_memory(9 * n_runs * W.shape[0] + 16 * n_runs, f"{n_runs} annealing runs of {W.shape[0]} units (n_runs)")
     fractions = ais_schedule(n_steps, fractions)
     gen = as_generator(rng)
@@ -356,7 +365,7 @@ def log_z_ais(
         # One heat-bath sweep that leaves p_f invariant: the machine with couplings f W, biases f b + (1 - f) T a.
         return sweep_checked(DenseCouplings._trusted(f * W, f * b + (1.0 - f) * T * a), S, T, units, scan, gen)
 
-    logw, n_ratios = annealed_log_weights(fractions, S, log_ratio, move)
+    logw, n_ratios = annealed_log_weights(fractions, S, log_ratio, move, progress)
     log_z, error, ess = weights_summary(logw, offset=log_z0)
     K = fractions.size - 1
     return LogZEstimate(

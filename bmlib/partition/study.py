@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import (
+    check_bool,
     ApproximationWarning,
     ConvergenceWarning,
     check_choice,
@@ -33,6 +34,7 @@ from .._checks import (
     check_temperatures,
     check_units,
 )
+from .._progress import progress_bar
 from .._random import as_generator
 from .._threads import thin_blas
 from ..exact.enumeration import exact_route, log_partition
@@ -156,7 +158,7 @@ class LogZComparison:
 
 @thin_blas
 def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, budgets=(10_000,), methods=None,
-                  n_chains=10, rng=None):
+                  n_chains=10, progress=False, rng=None):
     """Run every log Z estimator on one model across temperatures and budgets, against enumeration.
 
     Parameters
@@ -176,6 +178,12 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
         Keys of :data:`METHODS` (default: all seven).
     n_chains : int
         Chains of the visited-states sum, >= 1.
+    progress : bool or None
+        A progress bar over the estimator runs (one per temperature, method and budget): True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because this also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
     rng : None, int or numpy.random.Generator
         One seed draws the seeds of every run, in a fixed order.
 
@@ -217,6 +225,7 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
         methods = tuple(check_sequence(methods, "methods", f"a sequence of method names from {list(METHODS)}"))
     for k, key in enumerate(methods):
         check_choice(key, f"methods[{k}]", tuple(METHODS))
+    progress = check_bool(progress, "progress", allow_none=True)
     gen = as_generator(rng)
     shape = (len(budgets), temps.size)
     log_z = {key: np.empty(shape) for key in methods}
@@ -224,18 +233,21 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     work = {key: np.zeros(shape, dtype=np.int64) for key in methods}
     flags = {key: np.full(temps.size, "", dtype=object) for key in methods}
     exact = np.array([log_partition(W, b, T, units) for T in temps])
-    for t, T in enumerate(temps.tolist()):
-        for key in methods:
-            for k, budget in enumerate(budgets):
-                if key not in SAMPLING and k > 0:  # deterministic: the same for every budget
-                    log_z[key][k, t], work[key][k, t] = log_z[key][0, t], work[key][0, t]
-                    continue
-                est = _run(key, W, b, T, units, budget, n_chains, int(gen.integers(2**31)))
-                log_z[key][k, t], error[key][k, t], work[key][k, t] = est.log_z, est.error, _work(est)
-                if not est.converged:
-                    flags[key][t] = " NC"
-                elif est.details.get("plefka_ratio", 0.0) >= 1.0:
-                    flags[key][t] = " P!"
+    total = temps.size * len(methods) * len(budgets)
+    with progress_bar(progress, total=total, desc="log Z estimators", unit="run") as bar:
+        for t, T in enumerate(temps.tolist()):
+            for key in methods:
+                for k, budget in enumerate(budgets):
+                    bar.update()
+                    if key not in SAMPLING and k > 0:  # deterministic: the same for every budget
+                        log_z[key][k, t], work[key][k, t] = log_z[key][0, t], work[key][0, t]
+                        continue
+                    est = _run(key, W, b, T, units, budget, n_chains, int(gen.integers(2**31)))
+                    log_z[key][k, t], error[key][k, t], work[key][k, t] = est.log_z, est.error, _work(est)
+                    if not est.converged:
+                        flags[key][t] = " NC"
+                    elif est.details.get("plefka_ratio", 0.0) >= 1.0:
+                        flags[key][t] = " P!"
     exact_method, exact_work = ("enumeration", 2**n) if plan is None else ("elimination", plan.work)
     return LogZComparison(temps, exact, budgets, methods, log_z, error, work, flags, n, units, exact_method,
                           exact_work)
