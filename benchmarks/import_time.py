@@ -2,10 +2,11 @@
 
 bmlib loads Matplotlib, ipywidgets, PIL and tqdm only when a figure, a widget
 or a progress bar is asked for, so a script or a grader that never draws pays
-for NumPy and bmlib's own modules only. The target is ``import bmlib`` under
-0.3 s on the 2-core development machine; because absolute times move with the
-load of a shared machine, the script prints them as ratios to ``import numpy``
-timed in the same rounds.
+for NumPy and bmlib's own modules only; since 1.1 every public name loads on
+first use, so ``import bmlib`` itself loads little beyond NumPy. The target
+(issue 26) is ``import bmlib`` within 0.1 s of ``import numpy`` timed in the
+same rounds; because absolute times move with the load of a shared machine,
+the script also prints them as ratios to ``import numpy``.
 
 Every case runs in its own ``python -c`` subprocess (nothing is cached in
 ``sys.modules``; the operating system's file cache is warm after the first
@@ -19,9 +20,9 @@ Cases:
   bmlib                  import bmlib
   bmlib, first figure    import bmlib; bmlib.plot_energy_landscape(W, b)
   bmlib, first widget    import bmlib; bmlib.energy_widget(W, b)
-  everything eagerly     import bmlib and its figures, widgets and tqdm: what
-                         ``import bmlib`` cost before the figures and widgets
-                         were loaded on first use
+  everything eagerly     import bmlib, then every public name, and tqdm: what
+                         ``import bmlib`` cost before names were loaded on
+                         first use
 
 The script exits non-zero if ``import bmlib`` leaves Matplotlib, ipywidgets,
 PIL or tqdm in ``sys.modules``.
@@ -55,7 +56,7 @@ CASES = {
     "bmlib, first widget": _TIMER + "import bmlib\nt1 = time.perf_counter()\n" + _MODEL
     + "bmlib.energy_widget(W, b)\n"
     "print(json.dumps({'total': time.perf_counter() - t0, 'import': t1 - t0}))",
-    "everything eagerly": _TIMER + "import bmlib, bmlib.plotting, bmlib.widgets, tqdm.auto\n"
+    "everything eagerly": _TIMER + "import bmlib, tqdm.auto\n[getattr(bmlib, name) for name in bmlib.__all__]\n"
     "print(json.dumps({'total': time.perf_counter() - t0}))",
 }
 
@@ -92,9 +93,11 @@ def main():
     for name in ("bmlib, first figure", "bmlib, first widget"):
         first_use = med[name] - statistics.median(parts[name])
         print(f"  of which the first {name.split()[-1]} itself: {first_use:.3f} s")
-    verdict = "PASS" if med["bmlib"] < 0.3 else "MISS"
-    print(f"\nimport bmlib: {med['bmlib']:.3f} s = {med['bmlib'] / med['numpy']:.2f} x import numpy "
-          f"(target < 0.3 s: {verdict}); loading everything eagerly: {med['everything eagerly']:.3f} s")
+    over = med["bmlib"] - med["numpy"]
+    verdict = "PASS" if over < 0.1 else "MISS"
+    print(f"\nimport bmlib: {med['bmlib']:.3f} s = import numpy + {over:.3f} s = {med['bmlib'] / med['numpy']:.2f} x "
+          f"(target: within 0.1 s of numpy: {verdict}); loading everything eagerly: "
+          f"{med['everything eagerly']:.3f} s")
     print(f"Matplotlib, ipywidgets, PIL, tqdm loaded by import bmlib: {sorted(heavy) or 'none'}")
     return 1 if heavy else 0
 
