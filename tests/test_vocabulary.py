@@ -186,3 +186,19 @@ def test_a_warning_from_inside_a_wrapped_function_still_points_at_the_caller():
         warnings.simplefilter("always")
         bm.naive_mean_field(_W(6, seed=3) * 8, T=0.3, scan="parallel", max_iter=1, rng=0)
     assert caught and all(w.filename == __file__ for w in caught)
+
+
+def test_every_result_record_has_public_fields_only():
+    # A result a reader unpacks or prints shows no private field: what a method of the record needs
+    # besides its fields is a private attribute set by the function that makes it (issue 26).
+    for name in bm.__all__:
+        obj = getattr(bm, name)
+        if not inspect.isclass(obj):
+            continue
+        if dataclasses.is_dataclass(obj):
+            fields = [f.name for f in dataclasses.fields(obj)]
+        elif issubclass(obj, tuple) and hasattr(obj, "_fields"):
+            fields = list(obj._fields)
+        else:
+            continue
+        assert not [f for f in fields if f.startswith("_")], f"{name} has private fields: {fields}"

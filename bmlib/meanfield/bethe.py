@@ -40,7 +40,7 @@ Bits are handled through the exact re-parametrization :func:`~bmlib.to_spins_par
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -105,7 +105,8 @@ class BetheResult:
     total_iterations: int
     units: str
     T: float
-    _n: int = field(repr=False, compare=False)
+    # moments() also needs the number of units: set as a private attribute (_n) by the function that
+    # makes the record, not a field, so that a public record has public fields only.
 
     def moments(self):
         """BP's estimates of ``<s_i>`` and ``<s_i s_j>``, laid out as :func:`~bmlib.exact_moments`.
@@ -247,7 +248,7 @@ def belief_propagation(
             stacklevel=2,
         )
     m, pairs = graph.beliefs(u)
-    return BetheResult(
+    result = BetheResult(
         m=m if units == "spins" else (1.0 + m) / 2.0,
         log_z=log_z - offset / T,
         edges=np.column_stack([graph.i, graph.j]),
@@ -258,8 +259,9 @@ def belief_propagation(
         total_iterations=sum(run[2] for run in runs),
         units=units,
         T=T,
-        _n=n,
     )
+    object.__setattr__(result, "_n", n)  # (frozen: set past the dataclass's guard, once, here)
+    return result
 
 
 def _start_fields(n, n_starts, rng):

@@ -55,7 +55,7 @@ has converged when it is at most ``tol``.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -122,9 +122,9 @@ class MeanFieldResult:
     method: str
     units: str
     T: float
-    # What moments() needs: the spin-form couplings and which units are free.
-    _W_spins: np.ndarray = field(repr=False, compare=False)
-    _free: np.ndarray = field(repr=False, compare=False)
+    # moments() also needs the spin-form couplings and which units are free: the function that makes
+    # the record sets them as private attributes (_W_spins, _free), not fields, so that a public record
+    # has public fields only.
 
     @property
     def free_energy(self):
@@ -386,7 +386,7 @@ def _mean_field(method, W, b, T, units, *, clamped, values, initial, n_starts, s
             ConvergenceWarning,
             stacklevel=4,  # past _mean_field, the public function and its renamed() wrapper
         )
-    return MeanFieldResult(
+    result = MeanFieldResult(
         m=m if units == "spins" else (1.0 + m) / 2.0,
         log_z=phi - offset / T,
         converged=converged,
@@ -397,6 +397,7 @@ def _mean_field(method, W, b, T, units, *, clamped, values, initial, n_starts, s
         method=method,
         units=units,
         T=T,
-        _W_spins=W,
-        _free=free,
     )
+    object.__setattr__(result, "_W_spins", W)  # (frozen: set past the dataclass's guard, once, here)
+    object.__setattr__(result, "_free", free)
+    return result
