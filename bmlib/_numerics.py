@@ -42,5 +42,7 @@ def unit_mean(field, T, units):
     >>> unit_mean(np.array([0.0, 1.0]), 1.0, "spins").round(4).tolist()
     [0.0, 0.7616]
     """
-    z = field if np.ndim(T) == 0 and T == 1.0 else field / T  # x / 1.0 is x exactly: one NumPy call less
+    # x / 1.0 is x exactly: one NumPy call less. (isinstance, not np.ndim: this runs twice per Gibbs
+    # round of a small batch, where every microsecond shows; a per-chain T is an array and divides.)
+    z = field if isinstance(T, float) and T == 1.0 else field / T
     return sigmoid(z) if units == "bits" else np.tanh(z)

@@ -219,7 +219,7 @@ class HeatBath(UpdateRule):
         ``p(high) = mean`` for bits and ``(1 + mean) / 2`` for spins.
         """
         p_on = mean if units == "bits" else 0.5 * (1.0 + mean)
-        u = rng.random(np.shape(mean))
+        u = rng.random(mean.shape)  # (mean is an array: .shape, not np.shape, saves a call per layer)
         if units == "bits":
             return np.less(u, p_on, out=u)  # True/False written as 1.0/0.0 into u: no second array
         return np.where(u < p_on, 1.0, -1.0)
