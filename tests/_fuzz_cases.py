@@ -465,6 +465,8 @@ NOT_FUZZED = {
     "SparseMagnetization": "result record (made by sparse_magnetization, fuzzed)",
     "HeldOutCurve": "result record (made by held_out_curves, fuzzed)",
     "TemperingResult": "result record (made by parallel_tempering, fuzzed)",
+    "Moments": "result record (made by exact_moments and clamped_moments, fuzzed)",
+    "EnergyMoments": "result record (made by exact_energy_moments, fuzzed)",
     "RBMTemperingResult": "result record (made by rbm_parallel_tempering, fuzzed)",
     "CriticalSlowing": "result record (made by critical_slowing_down, fuzzed)",
     "RBMLearningCurve": "result record (made by rbm_learning_curves, fuzzed)",

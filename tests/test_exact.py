@@ -303,3 +303,17 @@ def test_large_n_runs_in_bounded_memory():
     assert bm.log_partition(np.zeros((n, n)), b, T) == pytest.approx(np.sum(np.log(2 * np.cosh(b / T))), rel=1e-12)
     mean, _ = bm.exact_moments(np.zeros((n, n)), b, T)
     np.testing.assert_allclose(mean, np.tanh(b / T), atol=1e-12)
+
+
+def test_moments_are_named_and_unpack_as_before():
+    # 1.1 names the pairs that 1.0 returned as bare tuples; unpacking and indexing are unchanged.
+    W = bm.sk_couplings(4, rng=0)
+    moments = bm.exact_moments(W)
+    mean, second = moments
+    assert isinstance(moments, bm.Moments) and moments.mean is mean and moments[1] is second
+    clamped = bm.clamped_moments(W, clamped=[0], values=[1])
+    assert isinstance(clamped, bm.Moments) and clamped.second.shape == (4, 4)
+    energy = bm.exact_energy_moments(W)
+    mean_energy, variance = energy
+    assert isinstance(energy, bm.EnergyMoments) and energy.mean_energy == mean_energy
+    assert energy.energy_variance == variance

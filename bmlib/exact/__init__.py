@@ -27,6 +27,8 @@ from .enumeration import (
     MAX_TABLE_UNITS,
     SPARSE_FROM_UNITS,
     EliminationPlan,
+    EnergyMoments,
+    Moments,
     all_states,
     boltzmann_distribution,
     exact_energy_moments,

@@ -15,7 +15,7 @@ from .._checks import check_bool, check_clamp, check_exact_size, check_model, ch
 from .._threads import thin_blas
 from ..models.states import all_states
 from . import enumeration
-from .enumeration import _beyond_range, _block_energy, _moments, _over_T, _scaled_model
+from .enumeration import Moments, _beyond_range, _block_energy, _moments, _over_T, _scaled_model
 
 
 def _clamped(W, b, T, units, clamped, values):
@@ -149,5 +149,5 @@ def clamped_moments(W, b=None, T=1.0, units="spins", *, clamped, values, average
     second[:, free[:, None], idx[None, :]] = cross.transpose(0, 2, 1)
     second[:, free[:, None], free[None, :]] = seconds_f
     if average or vals.ndim == 1:
-        return mean.mean(axis=0), second.mean(axis=0)
-    return mean, second
+        return Moments(mean.mean(axis=0), second.mean(axis=0))
+    return Moments(mean, second)

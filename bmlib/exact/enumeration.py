@@ -27,6 +27,8 @@ itself beyond the float range (``log Z = -E_min / T + ...`` at such ``T``, or
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._checks import LEVELS, MAX_EXACT_UNITS, check_exact_size, check_model, check_temperature, check_units
@@ -333,6 +335,24 @@ def boltzmann_distribution(W, b=None, T=1.0, units="spins"):
     return p / p.sum()
 
 
+class Moments(NamedTuple):
+    """First and second moments of the units, exact; unpacks as ``mean, second = ...``."""
+
+    mean: np.ndarray
+    """``<s_i>``, shape (n,) (or (P, n): one row per clamped pattern)."""
+    second: np.ndarray
+    """``<s_i s_j>``, shape (n, n) (or (P, n, n)); its diagonal is ``<s_i**2>``."""
+
+
+class EnergyMoments(NamedTuple):
+    """Mean and variance of the energy, exact; unpacks as ``mean_energy, energy_variance = ...``."""
+
+    mean_energy: float
+    """``<E>``."""
+    energy_variance: float
+    """``<E**2> - <E>**2``."""
+
+
 @thin_blas
 def exact_moments(W, b=None, T=1.0, units="spins"):
     """Exact first and second moments ``<s_i>`` and ``<s_i s_j>``.
@@ -369,7 +389,7 @@ def exact_moments(W, b=None, T=1.0, units="spins"):
     W, b, T, units = _check(W, b, T, units, "exact_moments")
     W, b, k = _scaled_model(W, b)
     _, _, mean, second = _moments(W, b, T, units, k)
-    return mean, second
+    return Moments(mean, second)
 
 
 @thin_blas
@@ -438,4 +458,4 @@ def exact_energy_moments(W, b=None, T=1.0, units="spins"):
         raise _beyond_range("exact_energy_moments", "the mean energy", T, k)
     if not np.isfinite(variance):
         raise _beyond_range("exact_energy_moments", "the energy variance", T, k)
-    return mean, variance
+    return EnergyMoments(mean, variance)
