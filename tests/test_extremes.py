@@ -360,7 +360,7 @@ def test_approximate_methods_at_their_temperature_limit_are_finite():
 def test_update_rules_at_the_smallest_temperature_take_the_zero_temperature_limit(rule, units):
     """Zero field: heat bath picks either value with probability 1/2 and Metropolis always flips
     (Delta E = 0); before, 0 * (1/T = inf) = NaN made both deterministic. A field picks its side."""
-    from bmlib.sampling.rules import heat_bath, metropolis
+    from bmlib import heat_bath, metropolis
 
     update = heat_bath if rule == "heat_bath" else metropolis
     rng = np.random.default_rng(1)
