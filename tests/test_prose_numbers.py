@@ -20,8 +20,9 @@ Not checked: fenced code blocks; inline code that is a call or an argument
 name (W16) or after "section", "Python", "version" and the like; in math,
 everything but plain decimals ($2^n$, $10^{-16}$, $T = 2$ are notation).
 A number in a question ("how many sweeps until the distance drops below
-0.1?") asks rather than claims and is not checked. In an {exercise}, integers are what the reader is asked to run (500
-sweeps) and are not checked; its decimals are. {solution} blocks are not
+0.1?") asks rather than claims and is not checked. In an {exercise},
+integers are what the reader is asked to run (500 sweeps) and are not
+checked; its decimals are. {solution} blocks are not
 checked: their numbers come from code the reader runs, whose output no
 chapter stores.
 
