@@ -40,8 +40,13 @@ class BlockGibbs:
         return self._sample_layer(np.full((n, self.n_visible), 0.5 if self.units == "bits" else 0.0), rng)
 
     def _gibbs_steps(self, v, n_sweeps, rng):
+        # The rounds of CD, PCD and gibbs(): the rule and the parameters are looked up once per call
+        # (a small batch's round is a few microseconds of arithmetic, and every Python call shows).
+        layer = RULES["heat_bath"].layer
+        W, b_visible, b_hidden, T, units = self.W, self.b_visible, self.b_hidden, self.T, self.units
         for _ in range(n_sweeps):
-            v = self._sample_visible(self._sample_hidden(v, rng), rng)
+            h = layer(v @ W + b_hidden, T, units, rng)
+            v = layer(h @ W.T + b_visible, T, units, rng)
         return v
 
     @renamed(steps="n_sweeps")
