@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import LEVELS, check_count, check_model, check_temperature, check_units
+from .._checks import LEVELS, check_bool, check_count, check_model, check_temperature, check_units
 from .._importance import ais_schedule, annealed_log_weights, weights_summary
 from .._random import as_generator
 from .._threads import thin_blas
@@ -74,7 +74,7 @@ class AISSandwich:
 
 @thin_blas
 def ais_sandwich(W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, fractions=None,
-                 base="uniform", rng=None):
+                 base="uniform", progress=False, rng=None):
     """Forward and reverse AIS: a stochastic lower and upper bound on ``log Z``.
 
     The forward half is :func:`~bmlib.log_z_ais` with the same arguments.
@@ -106,6 +106,12 @@ def ais_sandwich(W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, f
     base : {"uniform", "mean_field"} or array_like of shape (n,)
         The product distribution at ``f = 0``, as in :func:`~bmlib.log_z_ais`;
         both directions use the same one.
+    progress : bool or None
+        A progress bar over the annealing steps, one bar for each half: True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because this also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -149,6 +155,7 @@ def ais_sandwich(W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, f
     checked_W, checked_b = check_model(W, b)
     T, units = check_temperature(T), check_units(units)
     n_runs = check_count(n_runs, "n_runs", minimum=2)
+    progress = check_bool(progress, "progress", allow_none=True)
     if fractions is None and n_steps is not None:
         n_steps = check_count(n_steps, "n_steps", minimum=2)
     schedule = ais_schedule(n_steps, fractions)
@@ -156,7 +163,7 @@ def ais_sandwich(W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, f
     if K < 2:
         raise ValueError(f"fractions must have at least 3 entries (2 steps) for the reverse runs to move; got {K + 1}")
     gen = as_generator(rng)
-    forward = log_z_ais(W, b, T, units, n_runs=n_runs, fractions=schedule, base=base, rng=gen)
+    forward = log_z_ais(W, b, T, units, n_runs=n_runs, fractions=schedule, base=base, progress=progress, rng=gen)
     means = np.asarray(forward.details["base_means"], dtype=float)
     low, high = LEVELS[units]
     p_high = (means - low) / (high - low)
@@ -175,7 +182,7 @@ def ais_sandwich(W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, f
         return sweep_checked(DenseCouplings._trusted(f * W, f * b + (1.0 - f) * T * a), S, T, units, "sequential", gen)
 
     reverse_schedule = 1.0 - schedule[::-1]
-    log_w_rev, _ = annealed_log_weights(reverse_schedule, S, log_ratio, move)
+    log_w_rev, _ = annealed_log_weights(reverse_schedule, S, log_ratio, move, progress)
     log_mean_rev, upper_error, _ = weights_summary(log_w_rev)
     return AISSandwich(
         lower=forward.log_z,

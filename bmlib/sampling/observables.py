@@ -40,7 +40,8 @@ import math
 
 import numpy as np
 
-from .._checks import check_temperatures
+from .._checks import check_bool, check_temperatures
+from .._progress import progress_bar
 from .._random import as_generator
 from .._threads import thin_blas
 from .chains import SampleResult, _operator, sample
@@ -200,6 +201,7 @@ def temperature_scan(
     rule="heat_bath",
     scan=None,
     initial=None,
+    progress=False,
     rng=None,
 ):
     """Thermal averages at a list of temperatures, each run continuing from the previous one.
@@ -217,6 +219,12 @@ def temperature_scan(
         Temperatures, each finite and > 0, in the order they are run.
     units, n_samples, n_chains, burn_in, thin, rule, scan, initial, rng
         As in :func:`~bmlib.sample` (``initial`` is the start of the first run).
+    progress : bool or None
+        A progress bar over the temperatures: True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because this also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
 
     Returns
     -------
@@ -252,19 +260,22 @@ def temperature_scan(
     op = _operator(W, b)
     temperatures = check_temperatures(temperatures)
     _check_squares(op, float(np.min(temperatures)))
+    progress = check_bool(progress, "progress", allow_none=True)
     gen = as_generator(rng)
     rows, state, failing = [], initial, []
-    for T in temperatures:
-        result = sample(
-            op, None, float(T), units, n_samples=n_samples, n_chains=n_chains, burn_in=burn_in, thin=thin,
-            rule=rule, scan=scan, initial=state, rng=gen,
-        )
-        state = result.final_state
-        _check_result(result)
-        rows.append(_averages(result))
-        names, worst = _failing(rows[-1], result.samples.shape[1])
-        if names:
-            failing.append((float(T), worst, rows[-1][worst], result.samples.shape[1]))
+    with progress_bar(progress, total=len(temperatures), desc="temperature scan", unit="temperature") as bar:
+        for T in temperatures:
+            result = sample(
+                op, None, float(T), units, n_samples=n_samples, n_chains=n_chains, burn_in=burn_in, thin=thin,
+                rule=rule, scan=scan, initial=state, rng=gen,
+            )
+            state = result.final_state
+            _check_result(result)
+            rows.append(_averages(result))
+            names, worst = _failing(rows[-1], result.samples.shape[1])
+            if names:
+                failing.append((float(T), worst, rows[-1][worst], result.samples.shape[1]))
+            bar.update()
     if failing:
         # One line for the whole scan: where, and the worst case with its numbers.
         T_worst, name, est, n_chains = max(failing, key=lambda f: _badness(f[2], f[3]))

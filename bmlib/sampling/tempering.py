@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import (
+    check_bool,
     LEVELS,
     check_count,
     check_memory,
@@ -37,6 +38,7 @@ from .._checks import (
     check_temperatures,
     check_units,
 )
+from .._progress import progress_bar
 from .._random import as_generator
 from .._threads import thin_blas
 from .couplings import DenseCouplings
@@ -63,7 +65,7 @@ class TemperingResult(NamedTuple):
 
 @thin_blas
 def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_samples=1000, burn_in=100,
-                       initial=None, rng=None):
+                       initial=None, progress=False, rng=None):
     """Sample a Boltzmann machine at several temperatures at once, swapping states between them.
 
     Parameters
@@ -81,6 +83,12 @@ def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_s
         Rounds discarded first, >= 0.
     initial : array_like of shape (n,) or (K, n), optional
         Starting states (default: uniformly random).
+    progress : bool or None
+        A progress bar over the rounds (burn-in included): True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because this also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -105,6 +113,7 @@ def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_s
     T = check_ladder(temperatures)
     n_samples = check_count(n_samples, "n_samples", minimum=1)
     burn_in = check_count(burn_in, "burn_in")
+    progress = check_bool(progress, "progress", allow_none=True)
     n, K = W.shape[0], T.size
     check_memory(8.0 * n_samples * K * (n + 2), f"{n_samples} rounds of {K} replicas of {n} units (n_samples)")
     gen = as_generator(rng)
@@ -132,7 +141,8 @@ def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_s
         # p_k(s) ~ exp(-beta_k E(s)): the energies just trade places.
         return (beta[k] - beta[k + 1]) * (E[k] - E[k + 1]), E[k + 1], E[k]
 
-    return exchange_rounds(T, S, sweep, energies, exchange, n_samples=n_samples, burn_in=burn_in, gen=gen)
+    return exchange_rounds(T, S, sweep, energies, exchange, n_samples=n_samples, burn_in=burn_in, gen=gen,
+                           progress=progress)
 
 
 def check_ladder(temperatures):
@@ -143,7 +153,7 @@ def check_ladder(temperatures):
     return T
 
 
-def exchange_rounds(T, states, sweep, energies, exchange, *, n_samples, burn_in, gen):
+def exchange_rounds(T, states, sweep, energies, exchange, *, n_samples, burn_in, gen, progress=False):
     """The rounds of parallel tempering, for any model: sweep, propose exchanges, record.
 
     Row ``k`` of the state is the replica at temperature ``T[k]``. A round is
@@ -169,6 +179,8 @@ def exchange_rounds(T, states, sweep, energies, exchange, *, n_samples, burn_in,
     n_samples, burn_in : int
         Rounds kept, and rounds run first and not kept.
     gen : numpy.random.Generator
+    progress : bool or None
+        A progress bar over the rounds (see :mod:`bmlib._progress`).
 
     Returns
     -------
@@ -182,22 +194,24 @@ def exchange_rounds(T, states, sweep, energies, exchange, *, n_samples, burn_in,
     samples = np.empty((n_samples, K, n), dtype=np.int8)
     recorded = np.empty((n_samples, K))
     path = np.empty((n_samples, K), dtype=np.int16)
-    for round_ in range(burn_in + n_samples):
-        states = sweep(states, gen)
-        E = energies(states)
-        for k in range(round_ % 2, K - 1, 2):
-            proposed[k] += 1
-            log_ratio, E_k, E_next = exchange(k, states, E)
-            # The uniform is drawn only when the ratio is below 1: the random numbers of the rule.
-            if log_ratio >= 0 or gen.random() < np.exp(log_ratio):
-                accepted[k] += 1
-                states[[k, k + 1]] = states[[k + 1, k]]
-                E[k], E[k + 1] = E_k, E_next
-                where[[k, k + 1]] = where[[k + 1, k]]
-        if round_ >= burn_in:
-            t = round_ - burn_in
-            samples[t], recorded[t] = states, E
-            at[where] = np.arange(K)
-            path[t] = at
+    with progress_bar(progress, total=burn_in + n_samples, desc="tempering", unit="round") as bar:
+        for round_ in range(burn_in + n_samples):
+            states = sweep(states, gen)
+            E = energies(states)
+            for k in range(round_ % 2, K - 1, 2):
+                proposed[k] += 1
+                log_ratio, E_k, E_next = exchange(k, states, E)
+                # The uniform is drawn only when the ratio is below 1: the random numbers of the rule.
+                if log_ratio >= 0 or gen.random() < np.exp(log_ratio):
+                    accepted[k] += 1
+                    states[[k, k + 1]] = states[[k + 1, k]]
+                    E[k], E[k + 1] = E_k, E_next
+                    where[[k, k + 1]] = where[[k + 1, k]]
+            if round_ >= burn_in:
+                t = round_ - burn_in
+                samples[t], recorded[t] = states, E
+                at[where] = np.arange(K)
+                path[t] = at
+            bar.update()
     rate = np.divide(accepted, proposed, out=np.zeros_like(accepted), where=proposed > 0)
     return TemperingResult(T, samples, recorded, rate, path)

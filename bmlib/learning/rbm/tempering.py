@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._checks import check_count, check_instance, check_memory
+from ..._checks import check_bool, check_count, check_instance, check_memory
 from ..._random import as_generator
 from ..._threads import thin_blas
 from .model import RBM
@@ -62,7 +62,7 @@ class RBMTemperingResult(NamedTuple):
 
 @thin_blas
 def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000, burn_in=100, initial=None,
-                           rng=None):
+                           progress=False, rng=None):
     """Sample an RBM's visible units at several temperatures at once, exchanging states between them.
 
     Parameters
@@ -80,6 +80,12 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
         Rounds discarded first, >= 0.
     initial : array_like of shape (n_visible,) or (K, n_visible), optional
         Starting visible states (default: uniformly random).
+    progress : bool or None
+        A progress bar over the rounds (burn-in included): True shows one at once, None after
+        two seconds of work (as :func:`~bmlib.train`), False (the default)
+        none. Off by default because this also runs inside loops, widgets
+        and the book's chapters, where a bar that shows only on a slow
+        machine would change what is printed.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -109,6 +115,7 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
     T = check_ladder(temperatures)
     n_samples = check_count(n_samples, "n_samples", minimum=1)
     burn_in = check_count(burn_in, "burn_in")
+    progress = check_bool(progress, "progress", allow_none=True)
     K, n = T.size, rbm.n_visible
     check_memory(1.0 * n_samples * K * (n + 18), f"{n_samples} rounds of {K} replicas of {n} units (n_samples)")
     gen = as_generator(rng)
@@ -139,5 +146,6 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
         log_ratio = (-(F_k_of_next / T[k]) - F_next_of_k / T[k + 1]) + (F[k] / T[k] + F[k + 1] / T[k + 1])
         return log_ratio, F_k_of_next, F_next_of_k
 
-    run = exchange_rounds(T, V, sweep, free_energies, exchange, n_samples=n_samples, burn_in=burn_in, gen=gen)
+    run = exchange_rounds(T, V, sweep, free_energies, exchange, n_samples=n_samples, burn_in=burn_in, gen=gen,
+                          progress=progress)
     return RBMTemperingResult(*run)
