@@ -259,9 +259,9 @@ def train(model, data, *, epochs=100, learning_rate=0.1, momentum=0.0, weight_de
         given, and its epoch count. Without it every call starts at rest.
     progress : bool or None
         A tqdm progress bar (in a notebook, a widget). None (the default):
-        only if training is still running after 2 seconds,
-        so short runs print nothing. True: a bar from the start. False:
-        never (and tqdm is not imported).
+        only if training is still running after 2 seconds, so short runs print
+        nothing. True: a bar from the start. False: never (and tqdm is not
+        imported).
     rng : None, int or numpy.random.Generator
         Shuffles the mini-batches and drives sampled statistics.
     step_decay : "auto", None or float

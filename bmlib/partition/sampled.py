@@ -291,10 +291,10 @@ def log_z_ais(
         The update schedule of each sweep (see :func:`~bmlib.sample`;
         default "sequential"). Every schedule leaves ``p_k`` invariant.
     progress : bool or None
-        A progress bar over the annealing steps: True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because this also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
+        A progress bar over the annealing steps: True shows one at once, None
+        after two seconds of work (as :func:`~bmlib.train`), False (the
+        default) none. Off by default because this also runs inside loops,
+        widgets and the book's chapters, where a bar that shows only on a slow
         machine would change what is printed.
     rng : None, int or numpy.random.Generator
 

@@ -107,11 +107,12 @@ def ais_sandwich(W, b=None, T=1.0, units="spins", *, n_runs=100, n_steps=None, f
         The product distribution at ``f = 0``, as in :func:`~bmlib.log_z_ais`;
         both directions use the same one.
     progress : bool or None
-        A progress bar over the annealing steps, one bar for each half: True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because this also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
-        machine would change what is printed.
+        A progress bar over the annealing steps, one bar for each half: True
+        shows one at once, None after two seconds of work (as
+        :func:`~bmlib.train`), False (the default) none. Off by default
+        because this also runs inside loops, widgets and the book's chapters,
+        where a bar that shows only on a slow machine would change what is
+        printed.
     rng : None, int or numpy.random.Generator
 
     Returns

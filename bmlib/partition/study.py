@@ -179,11 +179,12 @@ def compare_log_z(W, b=None, temperatures=(2.0, 1.0, 0.5), units="spins", *, bud
     n_chains : int
         Chains of the visited-states sum, >= 1.
     progress : bool or None
-        A progress bar over the estimator runs (one per temperature, method and budget): True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because this also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
-        machine would change what is printed.
+        A progress bar over the estimator runs (one per temperature, method
+        and budget): True shows one at once, None after two seconds of work
+        (as :func:`~bmlib.train`), False (the default) none. Off by default
+        because this also runs inside loops, widgets and the book's chapters,
+        where a bar that shows only on a slow machine would change what is
+        printed.
     rng : None, int or numpy.random.Generator
         One seed draws the seeds of every run, in a fixed order.
 

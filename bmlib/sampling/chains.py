@@ -192,11 +192,11 @@ def sample(
         ``values`` whatever ``initial`` says. Pass a previous ``final_state``
         to continue its chains.
     progress : bool or None
-        A progress bar over the sweeps: True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because sampling also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
-        machine would change what is printed.
+        A progress bar over the sweeps: True shows one at once, None after two
+        seconds of work (as :func:`~bmlib.train`), False (the default) none.
+        Off by default because sampling also runs inside loops, widgets and
+        the book's chapters, where a bar that shows only on a slow machine
+        would change what is printed.
     rng : None, int or numpy.random.Generator
         Source of randomness; the same seed gives the same samples.
 

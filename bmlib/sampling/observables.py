@@ -220,10 +220,10 @@ def temperature_scan(
     units, n_samples, n_chains, burn_in, thin, rule, scan, initial, rng
         As in :func:`~bmlib.sample` (``initial`` is the start of the first run).
     progress : bool or None
-        A progress bar over the temperatures: True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because this also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
+        A progress bar over the temperatures: True shows one at once, None
+        after two seconds of work (as :func:`~bmlib.train`), False (the
+        default) none. Off by default because this also runs inside loops,
+        widgets and the book's chapters, where a bar that shows only on a slow
         machine would change what is printed.
 
     Returns

@@ -84,11 +84,11 @@ def parallel_tempering(W, b=None, temperatures=(1.0, 2.0), units="spins", *, n_s
     initial : array_like of shape (n,) or (K, n), optional
         Starting states (default: uniformly random).
     progress : bool or None
-        A progress bar over the rounds (burn-in included): True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because this also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
-        machine would change what is printed.
+        A progress bar over the rounds (burn-in included): True shows one at
+        once, None after two seconds of work (as :func:`~bmlib.train`), False
+        (the default) none. Off by default because this also runs inside
+        loops, widgets and the book's chapters, where a bar that shows only on
+        a slow machine would change what is printed.
     rng : None, int or numpy.random.Generator
 
     Returns

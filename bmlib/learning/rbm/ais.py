@@ -103,10 +103,10 @@ def log_z_rbm_ais(W, b_visible=None, b_hidden=None, T=1.0, units="spins", *, dat
     fractions : array_like of shape (K + 1,), optional
         The schedule itself, from exactly 0 to exactly 1, non-decreasing.
     progress : bool or None
-        A progress bar over the annealing steps: True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because this also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
+        A progress bar over the annealing steps: True shows one at once, None
+        after two seconds of work (as :func:`~bmlib.train`), False (the
+        default) none. Off by default because this also runs inside loops,
+        widgets and the book's chapters, where a bar that shows only on a slow
         machine would change what is printed.
     rng : None, int or numpy.random.Generator
 

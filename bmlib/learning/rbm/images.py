@@ -93,10 +93,10 @@ def rbm_learning_curves(train_data, held_out_data, hidden_sizes=(4, 8, 16), *, e
         Persistent chains of the free phase, >= 1.
     units : {"spins", "bits"}
     progress : bool or None
-        A progress bar over all epochs of all sizes: True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because this also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
+        A progress bar over all epochs of all sizes: True shows one at once,
+        None after two seconds of work (as :func:`~bmlib.train`), False (the
+        default) none. Off by default because this also runs inside loops,
+        widgets and the book's chapters, where a bar that shows only on a slow
         machine would change what is printed.
     rng : None, int or numpy.random.Generator
         Initial weights and training; one generator for all sizes, in order.

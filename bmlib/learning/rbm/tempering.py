@@ -81,11 +81,11 @@ def rbm_parallel_tempering(rbm, temperatures=(1.0, 1.5, 2.0), *, n_samples=1000,
     initial : array_like of shape (n_visible,) or (K, n_visible), optional
         Starting visible states (default: uniformly random).
     progress : bool or None
-        A progress bar over the rounds (burn-in included): True shows one at once, None after
-        two seconds of work (as :func:`~bmlib.train`), False (the default)
-        none. Off by default because this also runs inside loops, widgets
-        and the book's chapters, where a bar that shows only on a slow
-        machine would change what is printed.
+        A progress bar over the rounds (burn-in included): True shows one at
+        once, None after two seconds of work (as :func:`~bmlib.train`), False
+        (the default) none. Off by default because this also runs inside
+        loops, widgets and the book's chapters, where a bar that shows only on
+        a slow machine would change what is printed.
     rng : None, int or numpy.random.Generator
 
     Returns
