@@ -351,16 +351,3 @@ DESCENT = Descent()
 
 #: Other names of the rules: the heat-bath rule is Gibbs sampling of one unit.
 ALIASES = {"gibbs": "heat_bath"}
-
-
-def descend(values, fields, T, units, rng):
-    """The zero-temperature update (:class:`Descent`), as a function.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bmlib.sampling.rules import descend
-    >>> descend(np.array([1, 1, -1]), np.array([-2.0, 0.0, 0.5]), 0.0, "spins", None)
-    array([-1,  1,  1])
-    """
-    return DESCENT.update(values, fields, T, units, rng)
