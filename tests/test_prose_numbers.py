@@ -65,7 +65,7 @@ CONSTANTS = {
     # T_c = 2 / ln(1 + sqrt 2); its inverse, ln(1 + sqrt 2) / 2.
     "Ising critical temperature T_c": 2 / math.log(1 + math.sqrt(2)),
     "Ising critical coupling 1/T_c": math.log(1 + math.sqrt(2)) / 2,
-    # Bethe-Peierls approximation on the square lattice (z = 4 neighbours):
+    # Bethe-Peierls approximation on the square lattice (q = 4 neighbours):
     # T_c = 1 / artanh(1 / (z - 1)) (normalizing_constant, cell 27).
     "Bethe critical temperature, z = 4": 1 / math.atanh(1 / 3),
     # Nightingale and Bloete (1996), cited in the ising chapter: the dynamic
