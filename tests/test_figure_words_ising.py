@@ -179,10 +179,40 @@ def test_susceptibility_words_give_the_peaks_and_how_they_grow():
     assert "L = 16: largest 20 ± 0.3 at T = 2.5" in text
 
 
-def test_susceptibility_peak_ties_go_to_the_lowest_temperature_in_words():
-    # 3.0 and 3.0000000001 read the same: the words name the lower temperature, whatever the last bits say.
-    scans = {4: fake_scan("susceptibility", [1.0, 3.0, 3.0000000001]), 8: fake_scan("susceptibility", [2, 5, 4])}
-    assert "L = 4: largest 3 ± 0.01 at T = 2.3" in words(bm.plot_susceptibility_scaling(T3, scans))
+def test_susceptibility_words_name_the_peak_drawn_and_printed():
+    # 1.786 and 1.818 both read 1.8, yet the peak is at the second: the words, the point drawn on the right and
+    # the chapter's printed peak (np.argmax of the values) all name T = 2.5 and its own error bar.
+    values, errors = [1.0, 1.786, 1.818], [0.01, 0.046, 0.032]
+    scans = {4: fake_scan("susceptibility", values, errors), 8: fake_scan("susceptibility", [2, 5, 4])}
+    fig = bm.plot_susceptibility_scaling(T3, scans)
+    k = int(np.argmax(values))
+    assert f"L = 4: largest {values[k]:.3g} ± {errors[k]:.2g} at T = {T3[k]:g}," in words(fig)
+    assert fig.axes[1].containers[0].lines[0].get_ydata()[0] == values[k]
+    # Equal values: the first, as np.argmax takes it.
+    scans[4] = fake_scan("susceptibility", [1.0, 3.0, 3.0])
+    assert "L = 4: largest 3 ± 0.01 at T = 2.3," in words(bm.plot_susceptibility_scaling(T3, scans))
+
+
+def test_ising_chapter_prints_the_susceptibility_peaks_its_figure_describes():
+    # The chapter prints each size's peak from np.argmax; its figure's stored words must name the same ones.
+    import re
+    from pathlib import Path
+
+    import nbformat
+
+    nb = nbformat.read(Path(__file__).parents[1] / "book" / "ising.ipynb", 4)
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and "plot_susceptibility_scaling" in c.source]
+    text = " ".join(" ".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                             for o in cell.outputs).split())
+    printed = re.findall(r"L = *(\d+): largest chi = *([\d.]+) \+/- ([\d.]+) at T = ([\d.]+)", text)
+    described_ = dict((L, (v, e, t)) for L, v, e, t in
+                      re.findall(r"L = (\d+): largest ([\d.]+) ± ([\d.]+) at T = ([\d.]+),", text))
+    assert len(printed) == 3 and len(described_) == 3
+    for L, value, error, T in printed:
+        v, e, t = described_[L]
+        assert float(t) == float(T)
+        assert float(v) == pytest.approx(float(value), rel=0.01)
+        assert float(e) == pytest.approx(float(error), rel=0.05, abs=0.006)  # each rounded its own way
 
 
 def test_susceptibility_sizes_differ_by_dash_and_marker():

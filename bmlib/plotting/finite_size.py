@@ -21,7 +21,7 @@ from .style import (
     tidy,
     series_style,
 )
-from .words import describe, number, ranked, span
+from .words import describe, number, span
 
 
 def plot_binder_crossing(temperatures, scans):
@@ -166,7 +166,11 @@ def _size_scans(T, scans, name):
 
 
 def _peak(T, estimate):
-    """Temperature, value and error at the largest value (the lowest such T on a tie)."""
+    """Temperature, value and error at the largest value (the lowest such T on a tie).
+
+    ``np.argmax`` of the values, as the chapter finds the peak it prints: the
+    figure's point, its words and the printed peak are one and the same.
+    """
     k = int(np.argmax(estimate.value))  # argmax takes the first of equal values
     return T[k], estimate.value[k], estimate.error[k]
 
@@ -224,13 +228,14 @@ def plot_susceptibility_scaling(temperatures, scans, exponent=1.75):
     exponent = check_real(exponent, "exponent", positive=True)
     fig = _new_figure((6.8, 3.0))
     ax_T, ax_L = fig.subplots(1, 2, gridspec_kw=dict(width_ratios=[1.3, 1.0]))
-    sides, peaks = [], []
+    sides, peaks, found = [], [], []
     for k, (L, scan) in enumerate(scans):
         chi = scan["susceptibility"]
         # Each size its own colour, dash and marker; the same colour and marker for its peak on the right.
         style = series_style(k)
         ax_T.errorbar(T, chi.value, yerr=chi.error, **style, ms=4, lw=1.5, capsize=2)
-        _, value, error = _peak(T, chi)
+        found.append(_peak(T, chi))
+        _, value, error = found[-1]
         ax_L.errorbar([L], [value], yerr=[error], color=style["color"], marker=style["marker"], ms=6, capsize=2,
                       ls="none", label=f"L = {L}")
         sides.append(L)
@@ -255,7 +260,7 @@ def plot_susceptibility_scaling(temperatures, scans, exponent=1.75):
         ax.set_yscale("log")
         _log_ticks(ax)
         tidy(ax)
-    _describe_susceptibility(fig, T, scans, sides, peaks, exponent, Tc)
+    _describe_susceptibility(fig, T, scans, sides, peaks, found, exponent, Tc)
     return fig
 
 
@@ -268,7 +273,8 @@ def _slope(x, y):
     return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
 
 
-def _describe_susceptibility(fig, T, scans, sides, peaks, exponent, Tc):
+def _describe_susceptibility(fig, T, scans, sides, peaks, found, exponent, Tc):
+    """The words of :func:`plot_susceptibility_scaling`; ``found`` holds each size's :func:`_peak`, the point drawn."""
     slope = _slope(sides, peaks)
     grows = f", like L^{number(slope)}" if slope is not None else ""
     summary = [
@@ -279,11 +285,10 @@ def _describe_susceptibility(fig, T, scans, sides, peaks, exponent, Tc):
         f"L = {scans[-1][0]}{grows}.",
     ]
     details = []
-    for L, scan in scans:
-        chi = scan["susceptibility"]
-        k = int(ranked(chi.value)[0])  # the lowest T among values that read the same
-        details.append(f"L = {L}: largest {number(chi.value[k])} ± {number(chi.error[k])} at T = "
-                       f"{number(T[k], 3)}, over a range {span(chi.value)}.")
+    for (L, scan), (T_peak, value, error) in zip(scans, found):
+        # The peak drawn on the right, found once: the words cannot name another temperature.
+        details.append(f"L = {L}: largest {number(value, 3)} ± {number(error)} at T = "
+                       f"{number(T_peak, 3)}, over a range {span(scan['susceptibility'].value)}.")
     describe(fig, summary, details)
 
 
