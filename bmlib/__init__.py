@@ -89,7 +89,7 @@ _LAZY_SUBMODULES = {
         "check_gibbs_sampler", "check_gradient_function", "check_heat_bath_update", "check_hidden_probabilities",
         "check_is_stable", "check_lattice_energy", "check_local_fields", "check_log_mean_exp",
         "check_mean_field_bound", "check_mean_field_sweep", "check_nearest_centroid", "check_rbm_free_energy",
-        "check_susceptibility", "check_synchronous_step"),
+        "check_susceptibility", "check_swap_probability", "check_synchronous_step"),
     "plotting": (
         "plot_annealing", "plot_autocorrelation", "plot_convergence", "plot_binder_crossing",
         "plot_coupling_matrices", "plot_critical_slowing", "plot_descent", "plot_encoder_codes",

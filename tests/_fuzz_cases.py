@@ -409,6 +409,7 @@ def cases():
         ("check_lattice_energy", bm.check_lattice_energy, dict(func=lambda s: 0.0, hint=False)),
         ("check_log_mean_exp", bm.check_log_mean_exp, dict(func=lambda x: 0.0, hint=False)),
         ("check_mean_field_bound", bm.check_mean_field_bound, dict(func=lambda *a: 0.0, hint=False)),
+        ("check_swap_probability", bm.check_swap_probability, dict(func=lambda *a: 0.5, hint=False)),
         ("check_mean_field_sweep", bm.check_mean_field_sweep, dict(func=lambda *a: 0.0, hint=False)),
         ("check_gradient_function", bm.check_gradient_function, dict(func=lambda *a: 0.0, hint=False)),
         ("check_hidden_probabilities", bm.check_hidden_probabilities, dict(func=lambda *a: 0.5, hint=False)),

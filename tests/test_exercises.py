@@ -1,4 +1,6 @@
 """The self-checks: they accept bmlib's own answers and name typical mistakes."""
+import math
+
 import numpy as np
 import pytest
 
@@ -165,6 +167,8 @@ TIERS = [
      ["expected U =", "your function gave"], "factor 1/3 is missing"),
     (bm.check_susceptibility, lambda m, n, T: (np.mean(m**2) - np.mean(np.abs(m)) ** 2) / T,
      ["expected chi =", "your function gave"], "factor n is missing"),
+    (bm.check_swap_probability, lambda bk, bk1, Ek, Ek1: np.exp(np.minimum(0, (bk - bk1) * (Ek1 - Ek))),
+     ["Input 0", "expected 0.135335, your function gave 1.0"], "wrong sign"),
 ]
 
 
@@ -411,3 +415,51 @@ def test_from_scratch_checks_are_fast(check, right, capsys):
     start = time.process_time()
     assert check(right)
     assert time.process_time() - start < 2.0
+
+
+# --- the swap probability of parallel tempering (chapter "Beyond single flips") ---------------------
+
+def swap_stable(beta_k, beta_k1, E_k, E_k1):
+    return np.exp(np.minimum(0.0, (beta_k - beta_k1) * (E_k - E_k1)))
+
+
+def swap_one_at_a_time(beta_k, beta_k1, E_k, E_k1):  # right, if slow: np.vectorize over a scalar rule
+    x = (beta_k - beta_k1) * (E_k - E_k1)
+    return np.vectorize(lambda y: 1.0 if y >= 0 else math.exp(y))(x)
+
+
+def test_swap_checker_accepts_the_stable_form_and_a_vectorized_one(capsys):
+    for func in (swap_stable, swap_one_at_a_time):
+        ok, out = run(bm.check_swap_probability, func, capsys)
+        assert ok and "All 7 inputs" in out and "Well done" in out
+
+
+@pytest.mark.parametrize("func, where, words", [
+    (lambda bk, bk1, Ek, Ek1: np.minimum(1, np.exp((bk - bk1) * (Ek1 - Ek))), "Input 0", ["wrong sign"]),
+    (lambda bk, bk1, Ek, Ek1: np.exp((bk - bk1) * (Ek - Ek1)), "Input 1", ["min(1, ...) is missing"]),
+    (lambda bk, bk1, Ek, Ek1: np.exp(np.minimum(0, (1 / bk - 1 / bk1) * (Ek - Ek1))), "Input 0", ["1/beta"]),
+    (lambda bk, bk1, Ek, Ek1: min(1.0, np.exp((bk - bk1) * (Ek - Ek1))), "Input 4", ["np.minimum and np.exp"]),
+    (lambda bk, bk1, Ek, Ek1: min(1.0, math.exp((bk - bk1) * (Ek - Ek1))), "Input 4", ["np.minimum and np.exp"]),
+    (lambda bk, bk1, Ek, Ek1: np.mean(swap_stable(bk, bk1, Ek, Ek1)), "Input 4", ["broadcast"]),
+    # Right values, but exp overflows on the way: the naive min, np.where, a ratio of Boltzmann factors.
+    (lambda bk, bk1, Ek, Ek1: np.minimum(1, np.exp((bk - bk1) * (Ek - Ek1))), "Input 6", ["exp(min(0, x))"]),
+    (lambda bk, bk1, Ek, Ek1: np.where((bk - bk1) * (Ek - Ek1) < 0, np.exp((bk - bk1) * (Ek - Ek1)), 1.0),
+     "Input 6", ["np.where", "exp(min(0, x))"]),
+    (lambda bk, bk1, Ek, Ek1: np.minimum(1, np.exp(-bk * Ek1 - bk1 * Ek) / np.exp(-bk * Ek - bk1 * Ek1)),
+     "Input 6", ["inf / inf = nan"]),
+], ids=["sign", "no-min", "temperatures", "python-min", "math-exp", "averaged", "overflow", "where", "ratio"])
+def test_swap_checker_catches_each_planted_bug(func, where, words, capsys):
+    ok, out = run(bm.check_swap_probability, func, capsys)
+    assert ok is False and where in out and "expected" in out
+    for word in words:
+        assert word not in out, "the first call must not give the fix away"
+    ok, hinted = run(bm.check_swap_probability, func, capsys, hint=True)
+    assert ok is False
+    for word in words:
+        assert word in hinted, (word, hinted)
+
+
+def test_swap_checker_leaves_numpy_error_state_as_it_was(capsys):
+    before = np.geterr()
+    run(bm.check_swap_probability, lambda bk, bk1, Ek, Ek1: np.minimum(1, np.exp((bk - bk1) * (Ek - Ek1))), capsys)
+    assert np.geterr() == before

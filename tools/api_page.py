@@ -36,7 +36,7 @@ SECTIONS = [
     ("The Ising model", "ising",
      ["bmlib.models.lattices", "bmlib.exact.closed_forms", "bmlib.exact.kaufman", "bmlib.sampling.observables",
       "bmlib.plotting.ising", "bmlib.plotting.finite_size", "bmlib.widgets.ising", "bmlib.exercises.ising"]),
-    ("Beyond single flips", "beyond_single_flips", ["bmlib.sampling.clusters"]),
+    ("Beyond single flips", "beyond_single_flips", ["bmlib.sampling.clusters", "bmlib.exercises.tempering"]),
     ("Learning", "learning_rule",
      ["bmlib.learning.machine", "bmlib.learning.training", "bmlib.learning.history", "bmlib.learning.statistics",
       "bmlib.learning.held_out", "bmlib.models.datasets",

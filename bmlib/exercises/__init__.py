@@ -23,3 +23,4 @@ from .learning import check_gradient_function
 from .meanfield import check_mean_field_sweep
 from .partition import check_log_mean_exp, check_mean_field_bound
 from .sampling import check_energy_moments, check_heat_bath_update
+from .tempering import check_swap_probability
