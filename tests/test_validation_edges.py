@@ -315,7 +315,7 @@ def test_training_that_overflows_names_the_learning_rate():
                                    bm.check_is_stable,
                                    bm.check_log_mean_exp, bm.check_lattice_energy, bm.check_mean_field_sweep,
                                    bm.check_mean_field_bound, bm.check_gradient_function,
-                                   bm.check_hidden_probabilities])
+                                   bm.check_hidden_probabilities, bm.check_swap_probability])
 def test_self_checks_diagnose_strings_and_complex_answers(check, answer, capsys):
     def reader(*args):
         # The right shape where the check wants a vector, so that the conversion itself is exercised.
