@@ -74,11 +74,11 @@ _LAZY_SUBMODULES = {
     "learning.rbm.tempering": ("RBMTemperingResult", "rbm_parallel_tempering"),
     "sampling": (
         "ChiSquareResult", "CriticalSlowing", "DenseCouplings", "Descent", "Estimate", "HeatBath", "Metropolis",
-        "SampleResult", "SquareLattice", "TemperingResult", "UpdateRule", "anneal", "autocorrelation",
+        "SampleResult", "SquareLattice", "TemperingResult", "UpdateRule", "ValleyCrossings", "anneal", "autocorrelation",
         "autocorrelation_time", "blocking_error", "chi_square_test", "convergence_curves", "critical_slowing_down",
         "estimate", "greedy_colouring", "heat_bath", "metropolis", "parallel_tempering", "sample",
         "state_frequencies", "temperature_scan", "thermal_averages", "total_variation", "transition_matrix",
-        "wolff_sample", "wolff_sweeps"),
+        "valley_crossings", "wolff_sample", "wolff_sweeps"),
     "models.states": (
         "MAX_TABLE_UNITS", "all_states", "state_index", "to_bits", "to_bits_parameters", "to_spins",
         "to_spins_parameters"),

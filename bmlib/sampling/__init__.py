@@ -16,6 +16,7 @@ observables     energy, magnetization, susceptibility, specific heat
 clusters        Wolff's cluster update of the square lattice, critical slowing down
 transition      the exact transition matrix of a tiny network, distances between
                 distributions, convergence curves
+valleys         which of two mirror valleys a chain is in, and when it crosses
 ==============  ================================================================
 
 The public names are re-exported flat from :mod:`bmlib`.
@@ -32,6 +33,7 @@ from .rules import Descent, HeatBath, Metropolis, UpdateRule
 from .schedules import greedy_colouring
 from .tempering import TemperingResult, parallel_tempering
 from .transition import convergence_curves, state_frequencies, total_variation, transition_matrix
+from .valleys import ValleyCrossings, valley_crossings
 
 __all__ = [
     "ChiSquareResult",
@@ -47,6 +49,7 @@ __all__ = [
     "SquareLattice",
     "TemperingResult",
     "UpdateRule",
+    "ValleyCrossings",
     "anneal",
     "autocorrelation",
     "autocorrelation_time",
@@ -65,6 +68,7 @@ __all__ = [
     "thermal_averages",
     "total_variation",
     "transition_matrix",
+    "valley_crossings",
     "wolff_sample",
     "wolff_sweeps",
 ]
