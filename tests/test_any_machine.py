@@ -69,32 +69,28 @@ def _has_avx2():
 
 
 def _perturbations():
-    """Two re-executions of every chapter, each changing as much as it can at once.
+    """One re-execution of every chapter, changing everything that can change at once.
 
-    1. The other OpenBLAS thread count *and* the newer OpenBLAS kernel.
-    2. NumPy's SIMD loops limited to its baseline, with the generic OpenBLAS kernel.
-
-    Each change alone was once a run of its own (three in all); a printed number
-    that hangs on the last bit moves under either change, so pairing them finds the
-    same faults with one chapter run fewer (about a minute and a half of CI).
+    The other OpenBLAS thread count, the generic OpenBLAS kernel (where this CPU runs
+    another) and NumPy's SIMD loops limited to its baseline. Each change alone was once
+    a run of its own (three, then two in all); a printed number that hangs on the last
+    bit moves under any one of them, so one run with all of them finds the same faults
+    for a third of the CI time. The newer OpenBLAS kernel (Haswell) is what the library
+    tests below run with, so both kernels other than this CPU's are exercised.
     """
-    cases = []
     threads = OPENBLAS[0][2] if OPENBLAS else 1
     other = "1" if threads > 1 else "4"  # one thread where there are several, else several
-    first = {"OPENBLAS_NUM_THREADS": other, "OMP_NUM_THREADS": other}
-    kernel = _NEWER if _NEWER and (_NEWER != "Haswell" or _has_avx2()) else _GENERIC
-    if OPENBLAS and kernel == OPENBLAS[0][1]:  # already this CPU's kernel: the generic one is the other
-        kernel = _GENERIC
+    changes = {"OPENBLAS_NUM_THREADS": other, "OMP_NUM_THREADS": other}
+    kernel = _GENERIC
+    if OPENBLAS and kernel == OPENBLAS[0][1]:  # already this CPU's kernel: the newer one is the other
+        kernel = _NEWER if _NEWER and (_NEWER != "Haswell" or _has_avx2()) else None
     if kernel:
-        first["OPENBLAS_CORETYPE"] = kernel
-    cases.append(pytest.param(first, id=f"blas-threads-{other}" + (f"-openblas-{kernel}" if kernel else "")))
-    # NumPy's SIMD loops limited to its baseline, with the generic BLAS kernel too.
-    env = {"NPY_DISABLE_CPU_FEATURES": ",".join(BASE["found"])} if BASE["found"] else {}
-    if _GENERIC:
-        env["OPENBLAS_CORETYPE"] = _GENERIC
-    if env:
-        cases.append(pytest.param(env, id="numpy-baseline-simd" + (f"-openblas-{_GENERIC}" if _GENERIC else "")))
-    return cases
+        changes["OPENBLAS_CORETYPE"] = kernel
+    name = f"blas-threads-{other}" + (f"-openblas-{kernel}" if kernel else "")
+    if BASE["found"]:
+        changes["NPY_DISABLE_CPU_FEATURES"] = ",".join(BASE["found"])
+        name += "-numpy-baseline-simd"
+    return [pytest.param(changes, id=name)]
 
 
 def _took_effect(changes, probe):
