@@ -148,7 +148,7 @@ def test_plot_self_consistency_words_give_the_solutions():
     no_float_noise(text)  # the roots m = 0 and the exact averages 0 are written 0
     # The exact rms magnetization at the lowest temperature of the right panel, by enumeration.
     _, second = bm.exact_moments(bm.curie_weiss_couplings(6, 1.0), T=0.2)
-    assert f"M is {number(np.sqrt((1 + 5 * second[0, 1]) / 6))} at T = 0.2" in text
+    assert f"sum_i s_i is {number(np.sqrt((1 + 5 * second[0, 1]) / 6))} at T = 0.2" in text
 
 
 def test_plot_self_consistency_curves_differ_by_more_than_colour():

@@ -28,37 +28,37 @@ def _field(v, W, c):
 # What a plausible wrong draft returns, from (v, W, c, T), and what to tell its author. None: not defined here.
 _RBM_MISTAKES = [
     (lambda v, W, c, T: _sigmoid(2 * _field(v, W, c) / T),
-     "You used the spin formula 1 / (1 + exp(-2 x_j / T)), with its factor 2 (heat bath for spins, chapter "
+     "You used the spin formula 1 / (1 + exp(-2 u_j / T)), with its factor 2 (heat bath for spins, chapter "
      "\"The Boltzmann-Gibbs distribution\"). Here the hidden units are bits: h_j = 1 and h_j = 0 differ in energy "
-     "by x_j, not 2 x_j, so p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) with x = v @ W + c."),
+     "by u_j, not 2 u_j, so p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T)) with u = v @ W + c."),
     (lambda v, W, c, T: np.tanh(_field(v, W, c) / T),
-     "You returned tanh(x_j / T), the MEAN of a spin +-1 in the field x_j. For bits the mean is the probability "
-     "of being on, p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) with x = v @ W + c."),
+     "You returned tanh(u_j / T), the MEAN of a spin +-1 in the field u_j. For bits the mean is the probability "
+     "of being on, p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T)) with u = v @ W + c."),
     (lambda v, W, c, T: _sigmoid(_field(v, W, c)),
-     "The temperature is missing: p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) (the inputs use T = 0.5, 1 and 2, "
+     "The temperature is missing: p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T)) (the inputs use T = 0.5, 1 and 2, "
      "which is how this shows)."),
     (lambda v, W, c, T: _sigmoid(_field(v, W, c) * T),
-     "You multiplied by T instead of dividing: p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)). A high temperature "
+     "You multiplied by T instead of dividing: p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T)). A high temperature "
      "must make the hidden units MORE random."),
     (lambda v, W, c, T: _sigmoid(-_field(v, W, c) / T),
-     "You returned p(h_j = 0 | v), or the sign in the exponent is flipped: a positive field x_j must make "
-     "h_j = 1 MORE likely. p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T))."),
+     "You returned p(h_j = 0 | v), or the sign in the exponent is flipped: a positive field u_j must make "
+     "h_j = 1 MORE likely. p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T))."),
     (lambda v, W, c, T: _sigmoid(v @ W / T),
-     "The hidden biases are missing: the field on hidden unit j is x_j = sum_i v_i W[i, j] + c_j."),
+     "The hidden biases are missing: the field on hidden unit j is u_j = sum_i v_i W[i, j] + c_j."),
     (lambda v, W, c, T: _sigmoid((v @ W - c) / T),
-     "The hidden biases enter with the wrong sign: x_j = sum_i v_i W[i, j] + c_j (E contains -c^T h)."),
+     "The hidden biases enter with the wrong sign: u_j = sum_i v_i W[i, j] + c_j (E contains -c^T h)."),
     (lambda v, W, c, T: _sigmoid((v @ W.T + c) / T) if W.shape[0] == W.shape[1] else None,
      "Your W is transposed: W has shape (n_visible, n_hidden), W[i, j] joins visible unit i to hidden unit j, "
-     "so the field on hidden unit j is x_j = sum_i v_i W[i, j] + c_j, which is v @ W + c (shape (P, n_hidden))."),
+     "so the field on hidden unit j is u_j = sum_i v_i W[i, j] + c_j, which is v @ W + c (shape (P, n_hidden))."),
     (lambda v, W, c, T: _sigmoid(_field(v, W, c) / T).T if len(v) == W.shape[1] else None,
      "Your result is transposed: return one row per pattern and one column per hidden unit, shape (P, n_hidden), "
      "as v @ W + c has."),
     (lambda v, W, c, T: np.exp(_field(v, W, c) / T),
-     "You returned exp(x_j / T) without normalizing it. h_j has two values, with weights exp(x_j / T) for "
-     "h_j = 1 and 1 for h_j = 0, so p(h_j = 1 | v) = exp(x_j / T) / (1 + exp(x_j / T)) = 1 / (1 + exp(-x_j / T))."),
+     "You returned exp(u_j / T) without normalizing it. h_j has two values, with weights exp(u_j / T) for "
+     "h_j = 1 and 1 for h_j = 0, so p(h_j = 1 | v) = exp(u_j / T) / (1 + exp(u_j / T)) = 1 / (1 + exp(-u_j / T))."),
     (lambda v, W, c, T: (lambda e: e / e.sum(axis=1, keepdims=True))(np.exp(_field(v, W, c) / T)),
      "You normalized across the hidden units (a softmax), as if exactly one of them were on. Given v the hidden "
-     "units are independent, each normalized over its OWN two values: p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T))."),
+     "units are independent, each normalized over its OWN two values: p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T))."),
 ]
 
 
@@ -92,7 +92,7 @@ def check_hidden_probabilities(func, *, hint=False):
     The function is called as ``func(v, W, c, T)`` and must return, for every
     pattern (row of ``v``) and every hidden unit ``j``,
 
-    ``p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T))``,  ``x = v @ W + c``,
+    ``p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T))``,  ``u = v @ W + c``,
 
     with ``v`` of shape (P, n_visible) in bits, ``W`` of shape (n_visible,
     n_hidden) and ``c`` the hidden biases. It is compared with
@@ -163,11 +163,11 @@ def check_hidden_probabilities(func, *, hint=False):
     if np.all(np.isin(values, (0.0, 1.0))):
         print("Your function returned only 0s and 1s.")
         _fix("That is a SAMPLE of the hidden units, not their probability. "
-             "Return p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) itself; sampling comes after (h_j = 1 if a uniform "
+             "Return p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T)) itself; sampling comes after (h_j = 1 if a uniform "
              "random number is below it), and the learning rule uses the probabilities, which are less noisy.")
     elif np.all(np.isin(values, (-1.0, 1.0))):
         print("Your function returned only -1s and +1s.")
-        _fix("That is a sample of spins. Return the probability p(h_j = 1 | v) = 1 / (1 + exp(-x_j / T)) "
+        _fix("That is a sample of spins. Return the probability p(h_j = 1 | v) = 1 / (1 + exp(-u_j / T)) "
              "of bits.")
     else:
         for mistake, text in _RBM_MISTAKES:
@@ -177,8 +177,8 @@ def check_hidden_probabilities(func, *, hint=False):
                 _fix(text)
                 break
         else:
-            _fix("The errors fit no typical mistake. Compute the field x = v @ W + c on every hidden unit, then "
-                 "p = 1 / (1 + exp(-x / T)), one row per pattern.")
+            _fix("The errors fit no typical mistake. Compute the field u = v @ W + c on every hidden unit, then "
+                 "p = 1 / (1 + exp(-u / T)), one row per pattern.")
     if errors:
         print("Also, " + errors[0][0].lower() + errors[0][1:])
     return False

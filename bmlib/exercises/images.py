@@ -30,24 +30,24 @@ def _free_energy(v, W, a, c):
 
 _FREE_ENERGY_MISTAKES = [
     (lambda v, W, a, c: -v @ a + np.logaddexp(0.0, v @ W + c).sum(axis=1),
-     "The hidden sum enters with the wrong sign: F(v) = -a.v - sum_j log(1 + exp(x_j)), with x = v @ W + c. "
+     "The hidden sum enters with the wrong sign: F(v) = -a.v - sum_j log(1 + exp(u_j)), with u = v @ W + c. "
      "Summing out h lowers the free energy."),
     (lambda v, W, a, c: -np.logaddexp(0.0, v @ W + c).sum(axis=1),
-     "The visible biases are missing: F(v) = -a.v - sum_j log(1 + exp(x_j)). The term -a.v does not involve h, "
+     "The visible biases are missing: F(v) = -a.v - sum_j log(1 + exp(u_j)). The term -a.v does not involve h, "
      "so it comes out of the sum over h unchanged."),
     (lambda v, W, a, c: -v @ a - np.logaddexp(0.0, v @ W).sum(axis=1),
-     "The hidden biases are missing: the field on hidden unit j is x_j = sum_i v_i W[i, j] + c_j."),
+     "The hidden biases are missing: the field on hidden unit j is u_j = sum_i v_i W[i, j] + c_j."),
     (lambda v, W, a, c: v @ a - np.logaddexp(0.0, v @ W + c).sum(axis=1),
      "The visible term has the wrong sign: E(v, h) contains -a.v, so F(v) does too."),
     (lambda v, W, a, c: -v @ a - np.log(2 * np.cosh(v @ W + c)).sum(axis=1),
-     "You summed h_j over -1 and +1 (spins), which gives log(2 cosh x_j). Here h_j is a bit, 0 or 1: "
-     "sum over h_j of exp(h_j x_j) = 1 + exp(x_j)."),
+     "You summed h_j over -1 and +1 (spins), which gives log(2 cosh u_j). Here h_j is a bit, 0 or 1: "
+     "sum over h_j of exp(h_j u_j) = 1 + exp(u_j)."),
     (lambda v, W, a, c: -v @ a - np.maximum(0.0, v @ W + c).sum(axis=1),
-     "You kept only the larger term of each hidden sum, max(0, x_j): that is the energy of the best h, not the "
-     "free energy. The sum is log(1 + exp(x_j)) = np.logaddexp(0, x_j)."),
+     "You kept only the larger term of each hidden sum, max(0, u_j): that is the energy of the best h, not the "
+     "free energy. The sum is log(1 + exp(u_j)) = np.logaddexp(0, u_j)."),
     (lambda v, W, a, c: -v @ a - np.log1p(np.exp(v @ W + c)).sum(axis=1),
-     "Right formula, but exp(x_j) overflows to inf for the fields over 1000 in the last input. Compute "
-     "log(1 + exp(x)) as np.logaddexp(0, x), which never overflows."),
+     "Right formula, but exp(u_j) overflows to inf for the fields over 1000 in the last input. Compute "
+     "log(1 + exp(u)) as np.logaddexp(0, u), which never overflows."),
 ]
 
 
@@ -55,10 +55,10 @@ _FREE_ENERGY_MISTAKES = [
 def check_rbm_free_energy(func, *, hint=False):
     """Check ``func(v, W, a, c)``, the free energy of visible patterns of an RBM in bits at T = 1.
 
-    ``F(v) = -a.v - sum_j log(1 + exp(x_j))`` with ``x = v @ W + c``: the
+    ``F(v) = -a.v - sum_j log(1 + exp(u_j))`` with ``u = v @ W + c``: the
     hidden units summed out, so that ``p(v) = exp(-F(v)) / Z``. Compared with
     the exact value on four RBMs, the last with fields over 1000,
-    where ``log(1 + exp(x))`` written as it reads overflows. On a mismatch the
+    where ``log(1 + exp(u))`` written as it reads overflows. On a mismatch the
     pattern of errors is compared with typical mistakes.
 
     Parameters
@@ -120,7 +120,7 @@ def check_rbm_free_energy(func, *, hint=False):
                 _fix(text)
                 break
         else:
-            _fix("The result fits no typical mistake. F(v) = -a.v - sum_j log(1 + exp(x_j)) with x = v @ W + c.")
+            _fix("The result fits no typical mistake. F(v) = -a.v - sum_j log(1 + exp(u_j)) with u = v @ W + c.")
         return False
     print(f"All {len(cases)} inputs give the right free energies (large fields too). Well done.")
     return True

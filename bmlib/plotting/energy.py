@@ -436,16 +436,17 @@ def _describe_recall(fig, curve):
     summary = [f"Patterns stored in Hebbian weights of {count(curve.n, 'unit')}: the mean overlap after descent "
                f"(solid line, circles) and the fraction of patterns kept, overlap at least 0.9 (dashed line, "
                f"squares), against the load P / n.",
-               f"From load {number(loads[first])} to {number(loads[last])} the overlap goes from "
+               f"From load {number(loads[first], 3)} to {number(loads[last], 3)} the overlap goes from "
                f"{number(overlap[first])} to {number(overlap[last])} and the patterns kept from "
                f"{number(kept[first])} to {number(kept[last])}."]
     # Every pattern kept is an exact 1.0 (a mean of booleans), not a threshold a float sits on.
     whole = loads[kept == 1.0]
     details = [f"A dotted line marks {HOPFIELD_CAPACITY}, the capacity of large networks.",
-               f"The largest load at which every pattern was kept is {number(whole.max())}." if len(whole)
+               f"The largest load at which every pattern was kept is {number(whole.max(), 3)}." if len(whole)
                else "At no load was every pattern kept."]
     order = np.argsort(loads, kind="stable")
     if len(order) <= 12:
-        details.append("Per load: " + "; ".join(f"{number(loads[k])}: overlap {number(overlap[k])}, "
+        # Loads get three digits: a grid such as 0.025, 0.05, ... would read as uneven with two (0.12 for 0.125).
+        details.append("Per load: " + "; ".join(f"{number(loads[k], 3)}: overlap {number(overlap[k])}, "
                                                  f"kept {number(kept[k])}" for k in order) + ".")
     describe(fig, summary, details)

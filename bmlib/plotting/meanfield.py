@@ -180,11 +180,11 @@ def _draw_pitchfork(ax, J, b, T_range, n, n_temperatures=300, n_exact=60):
     for T in exact_T:
         mean, second = exact_moments(W, bias, T)
         means.append(mean[0])
-        rms.append(np.sqrt((1.0 + (n - 1) * second[0, 1]) / n))  # sqrt <M^2>, M = (1/n) sum_i s_i
+        rms.append(np.sqrt((1.0 + (n - 1) * second[0, 1]) / n))  # sqrt <m^2>, m = (1/n) sum_i s_i
     # A broad grey band under the mean-field lines, with squares: not only its colour tells it apart.
     ax.plot(exact_T, means, color=NEUTRAL, lw=3, marker="s", ms=4, markevery=6,
             label=rf"exact $\langle s_i \rangle$, n = {n}", zorder=1)
-    ax.plot(exact_T, rms, color=NEGATIVE, lw=1.4, ls="-.", label=f"exact rms of M = mean spin, n = {n}")
+    ax.plot(exact_T, rms, color=NEGATIVE, lw=1.4, ls="-.", label=f"exact rms of m = mean spin, n = {n}")
     if b == 0:
         ax.axvline(J, color=NEUTRAL, lw=1, ls=":")
         ax.annotate("T = J", (J, 1.0), xytext=(3, -2), textcoords="offset points", fontsize=FONT_SIZE - 1,
@@ -213,7 +213,8 @@ def _pitchfork_words(J, b, temps, upper, lower, middle, exact_T, means, rms, n):
                  f"{number(temps[cold], 3)}, m = {' and '.join(stable_hot)} at the highest T = {number(temps[hot], 3)}.")
     spread = span(means)
     spread = f"is {spread[4:]} at every T" if spread.startswith("all ") else f"runs {spread}"
-    words.append(f"Exact, for {n} spins: the average \u27e8s_i\u27e9 {spread}; the rms of the mean spin M "
+    words.append(f"Exact, for {n} spins: the average \u27e8s_i\u27e9 {spread}; the rms of the mean spin "
+                 f"m = (1/n) sum_i s_i "
                  f"is {number(rms[0])} at T = {number(exact_T[0], 3)} and {number(rms[-1])} at "
                  f"T = {number(exact_T[-1], 3)}.")
     return words

@@ -126,7 +126,9 @@ def _describe_estimates(fig, values, guesses, titles):
     errors = {label: [settled(np.abs(pair[p] - exact).max()) for p, exact in enumerate(values)]
               for label, pair in guesses.items()}
     listed = "; ".join(f"{label}, {number(e[0])} and {number(e[1])}" for label, e in errors.items())
-    summary = [f"Estimated against exact <s_i s_j> of {count(len(values[0]), 'connected pair')}, one point per "
+    # The pair statistic is <s_i s_j> for spins and the co-occurrence <x_i x_j> for bits: name neither.
+    summary = [f"Estimated against the exact average of the product of two units, for "
+               f"{count(len(values[0]), 'connected pair')}, one point per "
                f"pair, in two panels, {names[0]} and {names[1]}, for {count(len(guesses), 'estimate')}, each "
                f"with its own marker; exact estimates lie on the diagonal.",
                f"Largest error in the two panels: {listed}."]
