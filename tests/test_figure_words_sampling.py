@@ -6,6 +6,8 @@ numbers in it are the data's, computed here independently (by enumeration,
 from the transition matrix, from a fresh run); the widget's words must follow
 its controls.
 """
+import re
+
 import numpy as np
 from matplotlib.colors import to_rgb
 
@@ -208,3 +210,16 @@ def test_sampling_widget_words_follow_its_controls():
     widget.rule.value = "metropolis"
     assert "50 Metropolis chains" in widget.figure_description.summary
     assert f"Total-variation distance {expected_distance(3.0, 120, 'metropolis')}" in widget.figure_description.summary
+
+
+def test_free_energy_words_place_a_flat_peak_where_the_curve_peaks():
+    # The chapter's network: C(T) reads "2" from T = 1.4 to 1.9, so a peak ranked on the printed
+    # digits named the lowest of those temperatures (1.46) instead of the maximum (1.635, found
+    # here by enumeration on a grid 1e-4 apart).
+    W = np.array([[0, 1, -1, -0.5], [1, 0, -0.5, -1], [-1, -0.5, 0, 1], [-0.5, -1, 1, 0]])
+    b = np.array([0.5, 0, 0, -0.5])
+    fine = np.arange(1.0, 2.5, 1e-4)
+    C = [bm.exact_free_energy(W, b, T=T).heat_capacity for T in fine]
+    fig = bm.plot_free_energy(W, b)
+    written = float(re.search(r"largest, 2, at T = (\d\.\d+)", words(fig).summary).group(1))
+    assert abs(written - fine[int(np.argmax(C))]) < 0.02  # the default grid steps by 1.3% in T
