@@ -183,7 +183,10 @@ def _require_passed(run, what):
     returncode = process.wait(timeout=1800)
     stdout = log.read_text()
     summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
-    assert returncode == 0, f"{what}:\n{summary}\n\n{stdout[-6000:]}"
+    # The failures' tracebacks, not the tail of the log: the tail is mostly the warnings summary.
+    start = stdout.find("= FAILURES =")
+    detail = stdout[start:start + 6000] if start >= 0 else stdout[-6000:]
+    assert returncode == 0, f"{what}:\n{summary}\n\n{detail}"
 
 
 @pytest.mark.slow
