@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import as_numeric_array, check_state_batch
+from ..models.states import to_spins
 
 
 class ValleyCrossings(NamedTuple):
@@ -87,9 +88,10 @@ def valley_crossings(samples, ground):
             f"samples and ground must have the same number of units: samples have shape {states.shape}, "
             f"ground has shape {ground_array.shape}")
     states, units = check_state_batch(states, n, name="samples")
-    # Compare as spins whatever the units, so the overlap's sign means "closer to".
-    g = ground_array.astype(float) if ground_units == "spins" else 2.0 * ground_array - 1.0
-    s = states.astype(float) if units == "spins" else 2.0 * states - 1.0
+    # Compare as spins whatever the units, so the overlap's sign means "closer to" (as floats:
+    # an int8 product of spins would overflow past 127 units).
+    g = (ground_array if ground_units == "spins" else to_spins(ground_array)).astype(float)
+    s = (states if units == "spins" else to_spins(states)).astype(float)
     valleys = np.sign(s @ g).astype(int)
     decided = np.flatnonzero(valleys)
     side_seen = valleys[decided]
