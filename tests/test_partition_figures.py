@@ -45,8 +45,9 @@ def test_comparison_is_reproducible_and_its_table_deterministic(comparison):
     table = comparison.table()
     assert table == again.table()
     lines = table.splitlines()
-    assert lines[0].split()[:3] == ["T", "exact", "log"] and len(lines) == 1 + 3 + 2  # header, rows, note
-    assert "1000 passes over W" in lines[-1] and "-0.00" not in table
+    assert lines[0].split()[:3] == ["T", "exact", "log"] and len(lines) == 1 + 3 + 3  # header, rows, note
+    assert "1000 passes over W" in lines[-2] and "-0.00" not in table
+    assert lines[-1] == f" exact, by enumeration: {2**8} energy evaluations)"
     assert "300 passes over W" in comparison.table(budget=300)
     # Warnings become flags in the table, not noise: TAP outside its range on a spin glass at T = 0.5.
     tap = bm.compare_log_z(bm.sk_couplings(16, rng=3), temperatures=[2.0, 0.5], methods=["tap"], rng=0)

@@ -145,10 +145,12 @@ class LogZComparison:
             rows.append(cells)
         widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header))]
         lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in [header, *rows]]
-        # The note in two short lines, so the table fits a book column (77 characters).
+        # The note in short lines, so the table fits a book column (77 characters). The exact work is
+        # in its own unit: energies of states for enumeration, table entries for elimination.
+        unit = "energy evaluations" if self.exact_method == "enumeration" else "table entries"
         notes = ["(error = estimate - exact log Z; NC: did not converge; P!: TAP out of range;",
-                 f" sampling methods with {self.budgets[k]} passes over W;"
-                 f" exact, by {self.exact_method}: {self.exact_work})"]
+                 f" sampling methods with {self.budgets[k]} passes over W;",
+                 f" exact, by {self.exact_method}: {self.exact_work} {unit})"]
         return "\n".join(lines + notes)
 
     def __repr__(self):
