@@ -114,9 +114,15 @@ def test_phase_transition_words_give_the_measured_and_exact_numbers(small_scan):
     assert f"from {number(m[0])} at T = 1.8 to {number(m[2])} at T = 3" in text
     top = max(range(3), key=lambda k: (float(number(c[k])), -k))
     assert f"the measured c is largest, {number(c[top])} at T = {number(T[top], 3)}" in text
-    assert f"Yang's curve for the infinite lattice is {number(bm.yang_magnetization(1.8))} at T = 1.8" in text
+    assert f"Yang's dashed curve for the infinite lattice is {number(bm.yang_magnetization(1.8))} at T = 1.8" in text
     off = max(abs(e[k] - bm.kaufman_energy_per_spin(4, 4, T[k])) for k in range(3))
-    assert f"at most {number(off)} from Kaufman's exact 4 x 4 curve" in text
+    assert f"at most {number(off)} from Kaufman's exact 4 x 4 curve, solid" in text
+    # The infinite lattice's dashed curve against the 4 x 4 one, read off the drawn lines themselves.
+    lines = {line.get_label(): line for line in fig.axes[1].get_lines()}
+    onsager, kaufman = lines["Onsager (infinite lattice)"], lines["Kaufman (4 x 4, exact)"]
+    assert onsager.get_linestyle() == "--" and kaufman.get_linestyle() == "-"
+    gap = np.abs(onsager.get_ydata() - kaufman.get_ydata())
+    assert f"Onsager's dashed curve for the infinite lattice is at most {number(gap.max())} from it" in text
     assert f"T_c = {number(bm.critical_temperature(), 3)}" in text
 
 

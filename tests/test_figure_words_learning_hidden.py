@@ -107,7 +107,13 @@ def test_held_out_curves_name_the_best_weight_decay_and_differ_by_marker():
     finals = {d: c.held_out[-1] for d, c in curves.items()}
     top = max(finals, key=lambda d: float(number(finals[d]).replace("\u2212", "-")))
     assert f"highest, {number(finals[top])}, with weight decay {top:g}" in text
+    # Each curve's highest value read off its drawn line, so a peak between first and last is named.
     lines = fig.axes[0].lines
+    for d, (train, held) in zip((0.0, 1.0), (lines[:2], lines[2:])):
+        assert (f"Weight decay {d:g}: training L from {number(train.get_ydata()[0])} to "
+                f"{number(train.get_ydata()[-1])}, highest {number(max(train.get_ydata()))}; held-out L from "
+                f"{number(held.get_ydata()[0])} to {number(held.get_ydata()[-1])}, "
+                f"highest {number(max(held.get_ydata()))}.") in text
     train0, held0, train1, held1 = lines
     assert train0.get_marker() != train1.get_marker()  # the weight decays differ by more than colour
     assert train0.get_linestyle() != held0.get_linestyle()  # training solid, held out dashed

@@ -244,6 +244,8 @@ def _describe_phase_transition(fig, T, scan, L, J, T_grid, c_small, c_large):
     # The exact curves are smooth: their peaks are ranked on 6 digits, far above float noise.
     peak_small, peak_large = int(ranked(c_small, 6)[0]), int(ranked(c_large, 6)[0])
     off = np.abs(np.asarray(e.value) - kaufman_energy_per_spin(L, L, T, J))
+    # How far the infinite lattice's curve is from the simulated size's: the finite-size effect, near T_c.
+    size_effect = np.abs(onsager_energy_per_spin(T_grid, J) - kaufman_energy_per_spin(L, L, T_grid, J))
     summary = [
         f"Four panels against the temperature T {span(T, 3)} for the {L} x {L} periodic Ising lattice: |m|, e "
         f"and c, Monte Carlo points with error bars over exact curves, and autocorrelation times, point "
@@ -252,12 +254,15 @@ def _describe_phase_transition(fig, T, scan, L, J, T_grid, c_small, c_large):
         f"{_at(T, m.value, last)}, and the measured c is largest, {_at(T, c.value, top_c)}.",
     ]
     details = [
-        f"Magnetization |m|: Yang's curve for the infinite lattice is {number(yang_magnetization(T[first], J))} "
-        f"at T = {number(T[first], 3)} and 0 above T_c.",
+        f"Magnetization |m|: Yang's dashed curve for the infinite lattice is "
+        f"{number(yang_magnetization(T[first], J))} at T = {number(T[first], 3)} and 0 above T_c.",
         f"Energy per spin: Monte Carlo e {span(e.value)}, at most {number(off.max())} from Kaufman's exact "
-        f"{L} x {L} curve (error bars up to {number(np.max(e.error))}).",
-        f"Specific heat: Monte Carlo c {span(c.value)}; Kaufman's exact {L} x {L} curve peaks at "
-        f"{_at(T_grid, c_small, peak_small)}, the {_LARGE_L} x {_LARGE_L} one at {_at(T_grid, c_large, peak_large)}.",
+        f"{L} x {L} curve, solid (error bars up to {number(np.max(e.error))}); Onsager's dashed curve for the "
+        f"infinite lattice is at most {number(size_effect.max())} from it, most at T = "
+        f"{number(T_grid[ranked(size_effect, 6)[0]], 3)}.",
+        f"Specific heat: Monte Carlo c {span(c.value)}; Kaufman's exact {L} x {L} curve, solid, peaks at "
+        f"{_at(T_grid, c_small, peak_small)}, the dashed {_LARGE_L} x {_LARGE_L} one at "
+        f"{_at(T_grid, c_large, peak_large)}.",
         f"Autocorrelation time of |m| {span(m.tau)} sweeps{_longest(T, m.tau)}, of e {span(e.tau)} sweeps.",
     ]
     describe(fig, summary, details)

@@ -478,7 +478,10 @@ def _describe_held_out(fig, curves):
     else:
         summary.append(f"At the end L is {number(curves[0].train[-1])} on the training data and "
                        f"{number(held_out[0])} on the held-out data.")
-    details = [f"Weight decay {d:g}: training L from {number(c.train[0])} to {number(c.train[-1])}, held-out L from "
-               f"{number(c.held_out[0])} to {number(c.held_out[-1])}, highest held-out L {number(c.held_out.max())}."
+    # First, last and highest of each curve: a curve that oscillates or peaks early shows in the
+    # highest value, which the first and last alone would hide.
+    details = [f"Weight decay {d:g}: training L from {number(c.train[0])} to {number(c.train[-1])}, highest "
+               f"{number(c.train.max())}; held-out L from {number(c.held_out[0])} to {number(c.held_out[-1])}, "
+               f"highest {number(c.held_out.max())}."
                for d, c in zip(decays, curves)]
     describe(fig, summary, details)
