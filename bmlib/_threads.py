@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
+import warnings
 
 _state = threading.local()
 _controller = None
@@ -97,12 +99,35 @@ def _enter(controller):
         _active += 1
 
 
+#: Pauses before each renewed attempt to restore the count (seconds), see _leave.
+_RESTORE_RETRIES = (0.001, 0.004, 0.016, 0.064, 0.256)
+
+
 def _leave(controller):
     global _active, _found
     with _lock:
         _active -= 1
         if _active == 0:
-            # Each BLAS library back to the count it had: threadpoolctl's limit() takes a
-            # {prefix: threads} mapping, as its own restore does.
-            controller.limit(limits={lib["prefix"]: lib["num_threads"] for lib in _found})
+            _restore(controller, _found)
             _found = None
+
+
+def _restore(controller, found):
+    """Put each BLAS library back to the count it had, and check that it took.
+
+    threadpoolctl's limit() takes a {prefix: threads} mapping, as its own restore
+    does. The check is needed: right after several Python threads have run BLAS
+    calls, OpenBLAS 0.3.31 was seen to ignore the call that raises the count
+    again (2 runs in 60 of tests/test_threads.py's concurrent case on a loaded
+    machine), leaving one thread for the rest of the process; the same call
+    took 2 ms later. If it never takes, the caller is told.
+    """
+    want = {lib["prefix"]: lib["num_threads"] for lib in found}
+    for pause in (0.0, *_RESTORE_RETRIES):
+        time.sleep(pause)
+        controller.limit(limits=want)
+        now = {lib["prefix"]: lib["num_threads"] for lib in controller.info()}
+        if all(now.get(prefix) == threads for prefix, threads in want.items()):
+            return
+    warnings.warn(f"bmlib could not restore the BLAS thread count after its call: {want} wanted, {now} set; "
+                  "set it again with threadpoolctl.threadpool_limits if it matters", RuntimeWarning, stacklevel=4)

@@ -1,4 +1,6 @@
 """bmlib's thin products run on one BLAS thread, and the caller's setting comes back afterwards."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -132,3 +134,36 @@ def test_concurrent_calls_restore_the_count_they_found():
     if lines[0].startswith("[] "):
         pytest.skip("threadpoolctl finds no BLAS in this NumPy")
     assert lines == ["[2] [2]", "[2] [2]"], out.stdout
+
+
+class _StubbornBlas:
+    """A stand-in for threadpoolctl's controller whose BLAS ignores the first ``ignored`` limit calls."""
+
+    def __init__(self, ignored):
+        self.ignored, self.threads, self.calls = ignored, 1, 0
+
+    def limit(self, limits):
+        self.calls += 1
+        if self.calls > self.ignored:
+            self.threads = limits["libopenblas"]
+
+    def info(self):
+        return [{"prefix": "libopenblas", "num_threads": self.threads}]
+
+
+def test_a_restore_the_blas_ignores_is_made_again_until_it_takes(monkeypatch):
+    # OpenBLAS 0.3.31 sometimes ignores the call that raises the count right after concurrent
+    # BLAS calls, and takes it a moment later: the restore checks and tries again.
+    monkeypatch.setattr(_threads, "_RESTORE_RETRIES", (0.0,) * 5)
+    blas = _StubbornBlas(ignored=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _threads._restore(blas, [{"prefix": "libopenblas", "num_threads": 2}])
+    assert blas.threads == 2 and blas.calls == 4
+
+
+def test_a_restore_that_never_takes_is_reported():
+    blas = _StubbornBlas(ignored=100)
+    with pytest.warns(RuntimeWarning, match=r"could not restore the BLAS thread count.*'libopenblas': 2"):
+        _threads._restore(blas, [{"prefix": "libopenblas", "num_threads": 2}])
+    assert blas.calls == 1 + len(_threads._RESTORE_RETRIES)
