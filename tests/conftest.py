@@ -9,7 +9,10 @@ stored on does, every PNG must be the same byte for byte; where it differs
 (another machine, or the perturbed runs of ``tests/test_any_machine.py``), the
 pictures are left out as before. The hook is here, not in a ``book/conftest.py``:
 two ``conftest`` modules would shadow each other for ``from conftest import``.
-It is called once with every collected item, the chapters' cells included.
+It acts on a run that collects chapters beside ``tests/`` (``pytest tests
+book/energy.ipynb``). The default run does not collect them: its unperturbed
+re-execution of every chapter is "Run All" in ``tests/test_jupyterlab.py``,
+which applies the same rule to the pictures it gets.
 """
 import matplotlib
 

@@ -5,8 +5,13 @@ its BLAS uses another kernel (OpenBLAS picks one per CPU), another number of
 threads, and NumPy dispatches other SIMD loops. A printed number that depends
 on the last bit of a float (a tie decided by rounding, a value at a rounding
 boundary, a chaotic trajectory) then changes, and nbval fails there but not
-here. This test re-executes every chapter with floating point perturbed in
-those ways *on this machine* and requires the stored outputs all the same.
+here. This test re-executes every chapter under nbval with floating point
+perturbed in those ways *on this machine* and requires the stored outputs all
+the same. It is the test suite's nbval run of the chapters: the unperturbed
+re-execution is JupyterLab's "Run All" in tests/test_jupyterlab.py, which
+compares its outputs with the stored ones too. Where no perturbation can be
+applied, the chapters are re-executed here unperturbed, with a warning, so
+that nbval still compares every chapter on a machine without Chromium.
 The perturbed runs are independent processes and run side by side.
 
 The library's docstrings and numerical tests run once more too, on one BLAS
@@ -24,6 +29,7 @@ import os
 import platform
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -148,9 +154,8 @@ def runs(tmp_path_factory):
         changes = param.values[0]
         env = _environment(**changes)
         problems = _took_effect(changes, _probe(env))
-        if problems:
-            started[_key(changes)] = (problems, None, None)
-            continue
+        if problems:  # nbval still runs every chapter, in this environment as it is
+            env = _environment()
         log = tmp_path_factory.mktemp("any_machine") / "pytest.log"
         with open(log, "w") as out:  # a file, not a pipe: a full pipe would stall a run we are not reading yet
             process = subprocess.Popen(
@@ -175,11 +180,18 @@ def runs(tmp_path_factory):
             process.kill()
 
 
-def _require_passed(run, what):
-    """Wait for one perturbed run; skip if it could not be made here, fail with its summary if it failed."""
+def _require_passed(run, what, unperturbed_ok=False):
+    """Wait for one perturbed run; fail with its summary if it failed.
+
+    A perturbation that cannot be made here skips the run, or, with ``unperturbed_ok``, the run
+    was made without it: then it must pass all the same, and a warning says what was not checked.
+    """
     problems, process, log = run
-    if problems:
+    if problems and not unperturbed_ok:
         pytest.skip("perturbation not possible on this machine: " + "; ".join(problems))
+    if problems:
+        warnings.warn("perturbation not possible on this machine, chapters re-executed without it: "
+                      + "; ".join(problems))
     returncode = process.wait(timeout=1800)
     stdout = log.read_text()
     summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
@@ -192,7 +204,8 @@ def _require_passed(run, what):
 @pytest.mark.slow
 @pytest.mark.parametrize("changes", _perturbations())
 def test_chapters_match_their_stored_outputs_with_perturbed_floating_point(changes, runs):
-    _require_passed(runs[_key(changes)], f"with {changes} the chapters' outputs differ from the stored ones")
+    _require_passed(runs[_key(changes)], f"with {changes} the chapters' outputs differ from the stored ones",
+                    unperturbed_ok=True)
 
 
 @pytest.mark.slow

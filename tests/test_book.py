@@ -192,8 +192,9 @@ def test_a_students_copy_executes(tmp_path):
     """One students' copy, run top to bottom in a fresh kernel.
 
     One, not all: the copies' code cells are the chapters' own (checked for
-    every chapter above), which nbval already runs; executing all seven again
-    would double that minute of CI for no new code. Energy is the quickest.
+    every chapter above), which the JupyterLab test and nbval already run;
+    executing every copy again would add minutes of CI for no new code.
+    Energy is the quickest.
     """
     import nbformat
     from nbclient import NotebookClient

@@ -7,8 +7,15 @@ the test's own, serving a copy of the chapters so that nothing in book/ is
 touched. Each chapter is opened, checked as rendered, run with "Run All",
 its widgets moved, saved, closed, and reopened with a fresh kernel.
 
+The outputs "Run All" leaves are compared with the chapter's stored ones, by
+nbval's rules (pictures too where this machine draws them byte for byte, as
+tests/conftest.py decides for nbval): this run is the chapters' re-execution in
+this environment, so CI need not run them under nbval here a second time.
+tests/test_any_machine.py re-executes them once more under nbval, with floating
+point perturbed.
+
 Fails on: a chapter that opens already modified (metadata JupyterLab rewrites),
-an error output, a raw MyST directive or role, raw ``$...$`` or a citation
+an output that differs from the stored one, an error output, a raw MyST directive or role, raw ``$...$`` or a citation
 JupyterLab cannot resolve in a rendered Markdown cell, a solution visible
 before it is clicked, a widget button whose label is cut, a widget that does
 not redraw after a slider step, a saved notebook without widget state, a widget
@@ -36,7 +43,7 @@ import urllib.request
 
 import pytest
 
-from conftest import record_timing
+from conftest import _fingerprint, record_timing
 from test_book import NOTEBOOKS, ROOT
 from test_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, sync_api, watch_offline
 
@@ -210,6 +217,59 @@ MARK_WIDGETS = f"() => {WIDGETS}.forEach((v, k) => v.setAttribute('data-test-wid
 SLIDER_VALUE = f"(k) => {WIDGETS}[k].querySelector('.noUi-handle').getAttribute('aria-valuenow')"
 
 
+# What nbval leaves out of its comparison (nbval.plugin.IPyNbFile.skip_compare): bookkeeping, and
+# widget views, whose model ids are random. Pictures are compared only where tests/conftest.py
+# would have nbval compare them: on a machine with the fingerprint the chapter was stored with.
+NOT_COMPARED = {"metadata", "traceback", "execution_count", "output_type", "transient", WIDGET_MIME}
+PICTURES = {"image/png", "image/jpeg"}
+
+
+def _text(value):
+    return "".join(value) if isinstance(value, list) else value
+
+
+def comparable(outputs, pictures):
+    """A code cell's outputs as nbval compares them: each output key's values in order.
+
+    Consecutive stream outputs of one name are joined first: JupyterLab's output area joins them,
+    the stored notebooks (nbclient) may keep them apart, and only their text matters.
+    """
+    joined = []
+    for output in outputs:
+        if (output["output_type"] == "stream" and joined and joined[-1]["output_type"] == "stream"
+                and joined[-1]["name"] == output["name"]):
+            joined[-1] = dict(joined[-1], text=joined[-1]["text"] + _text(output["text"]))
+        elif output["output_type"] == "stream":
+            joined.append(dict(output, text=_text(output["text"])))
+        else:
+            joined.append(output)
+    values = {}
+    for output in joined:
+        for key, value in output.items():
+            if key == "data":
+                for mime, content in value.items():
+                    if mime not in NOT_COMPARED and (pictures or mime not in PICTURES):
+                        values.setdefault(mime, []).append(_text(content))
+            elif key not in NOT_COMPARED:
+                values.setdefault(key, []).append(_text(value))
+    return values
+
+
+def output_differences(stored, ran, pictures):
+    """Where the run's code cells differ from the stored ones: one line per cell, at most five."""
+    cells = [(c, r) for c, r in zip(stored["cells"], ran["cells"]) if c["cell_type"] == "code"]
+    assert len(cells) == sum(c["cell_type"] == "code" for c in ran["cells"]), "the saved chapter has other cells"
+    found = []
+    for k, (cell, run) in enumerate(cells):
+        want, got = comparable(cell["outputs"], pictures), comparable(run["outputs"], pictures)
+        if want != got:
+            key = next(key for key in sorted(set(want) | set(got)) if want.get(key) != got.get(key))
+            show = (lambda v: f"{len(v)} outputs" if key in PICTURES else repr(v)[:400])
+            found.append(f"code cell {k + 1} ({_text(cell['source'])[:50]!r}), {key}:\n  stored {show(want.get(key, []))}"
+                         f"\n  ran    {show(got.get(key, []))}")
+    return found[:5]
+
+
 def chapter_sources(path):
     nb = json.loads(path.read_text())
     markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
@@ -347,6 +407,14 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
     page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save'); }")
     saved = json.loads((served / name).read_text())
     assert "widgets" in saved["metadata"], "the saved notebook has no widget state (tools/lab.py's setting missing?)"
+    # The outputs of Run All, before any widget moved, are the stored ones: the widgets' slider
+    # steps above changed only their own views, which the comparison leaves out.
+    stored_nb = json.loads(notebook.read_text())
+    pictures = stored_nb["metadata"].get("bmlib", {}).get("figure_environment") == _fingerprint()
+    differences = output_differences(stored_nb, saved, pictures)
+    assert differences == [], (f"{name}: Run All gives other outputs than the stored ones "
+                               f"({'pictures compared' if pictures else 'pictures not compared'}):\n"
+                               + "\n".join(differences))
     close_chapter(page)
     open_chapter(page, name)
     try:
