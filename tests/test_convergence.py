@@ -230,6 +230,22 @@ def test_the_scan_warning_names_where_and_the_worst_case_in_one_line():
                     r"R-hat \d+\.\d{3} > 1\.01", message), message
 
 
+def test_the_scan_warning_counts_each_observables_flagged_temperatures():
+    # Which error bars to distrust: every observable whose R-hat or bulk ESS fails at some
+    # temperature is listed with its count, read here off the returned diagnostics.
+    T = [1.8, 2.3, 5.0]
+    with pytest.warns(bm.ConvergenceWarning) as caught:
+        scan = bm.temperature_scan(bm.SquareLattice(8), None, T, n_samples=300, n_chains=4, burn_in=50, rng=SEED)
+    message = str(caught[0].message)
+    counts = {name: int(np.sum((est.r_hat > 1.01) | (est.ess < 400))) for name, est in scan.items()}
+    flagged = {name: k for name, k in counts.items() if k}
+    listed = dict(re.findall(r"(\w+) at (\d+)(?: of the 3 temperatures)?(?=[,:;])", message.split("flagged: ")[1]))
+    assert {name: int(k) for name, k in listed.items()} == flagged, message
+    assert max(flagged.values()) == int(re.search(r"flagged: \w+ at (\d+) of the 3 temperatures", message).group(1))
+    never = [name for name, k in counts.items() if not k]
+    assert (f"never flagged: {', '.join(never)}" in message) == bool(never)
+
+
 # --- Estimate stays a 3-tuple to its users ----------------------------------------------------
 
 

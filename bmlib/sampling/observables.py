@@ -262,7 +262,7 @@ def temperature_scan(
     _check_squares(op, float(np.min(temperatures)))
     progress = check_bool(progress, "progress", allow_none=True)
     gen = as_generator(rng)
-    rows, state, failing = [], initial, []
+    rows, state, failing, flagged = [], initial, [], {}
     with progress_bar(progress, total=len(temperatures), desc="temperature scan", unit="temperature") as bar:
         for T in temperatures:
             result = sample(
@@ -275,13 +275,21 @@ def temperature_scan(
             names, worst = _failing(rows[-1], result.samples.shape[1])
             if names:
                 failing.append((float(T), worst, rows[-1][worst], result.samples.shape[1]))
+                for name in names:
+                    flagged[name] = flagged.get(name, 0) + 1
             bar.update()
     if failing:
-        # One line for the whole scan: where, and the worst case with its numbers.
+        # One line for the whole scan: where, the worst case with its numbers, and for each observable
+        # at how many temperatures its error bar failed (the others' can be trusted everywhere).
         T_worst, name, est, n_chains = max(failing, key=lambda f: _badness(f[2], f[3]))
         where = ", ".join(f"{f[0]:g}" for f in failing)
+        order = sorted((key for key in rows[0] if key in flagged), key=lambda key: -flagged[key])  # stable
+        each = ", ".join(f"{key} at {flagged[key]}" + (f" of the {len(rows)} temperatures" if k == 0 else "")
+                         for k, key in enumerate(order))
+        trusted = [key for key in rows[0] if key not in flagged]
         _warn(f"temperature_scan at {len(failing)} of {len(rows)} temperatures (T = {where}); worst: {name} at "
-              f"T = {T_worst:g}, {' and '.join(_problems(est, n_chains))}", stacklevel=4)  # 4: through thin_blas
+              f"T = {T_worst:g}, {' and '.join(_problems(est, n_chains))}; flagged: {each}"
+              + (f"; never flagged: {', '.join(trusted)}" if trusted else ""), stacklevel=4)  # 4: through thin_blas
     fields = [f.name for f in dataclasses.fields(Estimate)]
     return {
         name: Estimate(*(np.array([getattr(row[name], field) for row in rows]) for field in fields))
