@@ -57,10 +57,16 @@ def test_learning_curves_name_each_size_with_its_last_scores_and_differ_by_more_
         assert number(gap[-1]) in text
     assert "−22.6 with 4 hidden" in text and "from 0 to 10" in text
     ax_ll, ax_gap = fig.axes
-    held_out = [line for line in ax_ll.lines if line.get_label().endswith("hidden")]
-    assert len({line.get_marker() for line in held_out}) == 3
+    labelled = [line for line in ax_ll.lines if line.get_label().endswith("hidden")]
+    assert len({line.get_marker() for line in labelled}) == 3
     assert len({line.get_marker() for line in ax_gap.lines[:3]}) == 3
     assert len({str(line.get_linestyle()) for line in ax_gap.lines[:3]}) == 3
+    # Training solid and held out dashed, as in the learning rule chapter's held-out figure.
+    assert "on the training (solid) and held-out (dashed) images" in text
+    for line, c in zip(labelled, curves.values()):
+        assert line.get_linestyle() == "-" and np.array_equal(line.get_ydata(), c.train)
+    dashed = [line for line in ax_ll.lines if line.get_linestyle() == "--" and len(line.get_xdata())]
+    assert [list(line.get_ydata()) for line in dashed] == [list(c.held_out) for c in curves.values()]
 
 
 def test_filters_words_give_the_colour_scale_and_each_filters_range():
@@ -71,7 +77,8 @@ def test_filters_words_give_the_colour_scale_and_each_filters_range():
     assert f"from {number(-limit)} to {number(limit)}" in text
     assert f"The mean size of a weight is {number(np.mean(np.abs(rbm.W)))}" in text
     for j in range(3):
-        assert f"{j + 1}: {number(rbm.W[:, j].min())} to {number(rbm.W[:, j].max())}" in text
+        assert f"{j}: {number(rbm.W[:, j].min())} to {number(rbm.W[:, j].max())}" in text
+    assert "by hidden unit (from 0): 0: " in text
     assert "3 hidden units" in text and "4 × 4 pixels" in text
 
 
@@ -86,7 +93,8 @@ def test_inpainting_words_compare_the_probabilities_with_the_hidden_pixels():
     assert f"mean probability is {number((0.9 + 0.2 + 0.4 + 0.1 + 0.7 + 0.8) / 6)}" in text
     off = (0.1 + 0.2 + 0.4 + 0.1 + 0.3 + 0.2) / 6
     assert f"off from the true pixel by {number(off)} on average" in text
-    assert f"1: 1, {number(0.5)}; 2: 2, {number(1.6 / 3)}" in text
+    assert f"by its column from the left, how many of its 3 hidden pixels are on, and their mean probability: " \
+           f"1: 1, {number(0.5)}; 2: 2, {number(1.6 / 3)}" in text
 
 
 def test_digits_widget_words_follow_its_controls_and_every_control_is_labelled():

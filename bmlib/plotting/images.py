@@ -24,8 +24,9 @@ from .words import count, describe, number, span
 def plot_rbm_learning_curves(curves):
     """Exact log-likelihood along training, and how far the pseudo-log-likelihood overstates it.
 
-    Left: the exact mean log-likelihood of the training images (dashed) and of
-    the held-out images (solid) against the epoch, one colour per hidden
+    Left: the exact mean log-likelihood of the training images (solid) and of
+    the held-out images (dashed) against the epoch, as in
+    :func:`~bmlib.plot_held_out_curves`, one colour per hidden
     layer size (each size also with its own marker, and its own dash on the
     right). Right: the held-out pseudo-log-likelihood minus the exact
     held-out log-likelihood: zero for a model of independent pixels, and
@@ -69,10 +70,10 @@ def _draw_learning_curves(fig, curves):
         # dash is kept for training versus held out, on the right each size has its own.
         style = series_style(k)
         line = dict(color=style["color"], marker=style["marker"], ms=4)
-        ax_ll.plot(curve.epochs, curve.held_out, lw=1.8, label=f"{curve.n_hidden} hidden", **line)
-        ax_ll.plot(curve.epochs, curve.train, lw=1.2, ls="--", mfc="white", **line)
+        ax_ll.plot(curve.epochs, curve.train, lw=1.8, label=f"{curve.n_hidden} hidden", **line)
+        ax_ll.plot(curve.epochs, curve.held_out, lw=1.8, ls="--", mfc="white", **line)
         ax_gap.plot(curve.epochs, curve.held_out_pseudo - curve.held_out, lw=1.8, ls=style["ls"], **line)
-    ax_ll.plot([], [], color=NEUTRAL_TEXT, lw=1.2, ls="--", label="(dashed: training)")
+    ax_ll.plot([], [], color=NEUTRAL_TEXT, lw=1.8, ls="--", label="(dashed: held out)")
     ax_ll.set_xlabel("epoch", fontsize=FONT_SIZE)
     ax_ll.set_ylabel("mean log-likelihood (nats)", fontsize=FONT_SIZE)
     ax_ll.legend(fontsize=FONT_SIZE, frameon=False, loc="lower right")
@@ -96,7 +97,7 @@ def _describe_learning_curves(fig, curves):
                f"pseudo-LL minus LL {span(g)}, {number(g[-1])} at the end." for c, g in zip(curves, gap)]
     describe(fig, [
         f"Mean log-likelihood (nats) against the epoch, {span(epochs, 3)}, of RBMs with {sizes_text} hidden "
-        "units, on the training (dashed) and held-out (solid) images; right, the held-out "
+        "units, on the training (solid) and held-out (dashed) images; right, the held-out "
         "pseudo-log-likelihood minus the log-likelihood.",
         f"At the end the held-out log-likelihood is {finals}; the pseudo-log-likelihood overstates it by "
         f"{_and([number(g[-1]) for g in gap])}{' respectively' if len(gap) > 1 else ''}.",
@@ -166,7 +167,8 @@ _FILTERS_LISTED = 16
 def _describe_filters(fig, W, rows, cols, n_columns):
     n = W.shape[1]
     limit = float(np.abs(W).max())
-    listed = "; ".join(f"{j + 1}: {number(W[:, j].min())} to {number(W[:, j].max())}"
+    # Hidden units by their index from 0, as in rbm.W[:, j] and everywhere in the book.
+    listed = "; ".join(f"{j}: {number(W[:, j].min())} to {number(W[:, j].max())}"
                        for j in range(min(n, _FILTERS_LISTED)))
     more = f"; and {n - _FILTERS_LISTED} more" if n > _FILTERS_LISTED else ""
     half = W.shape[0] // 2
@@ -176,7 +178,7 @@ def _describe_filters(fig, W, rows, cols, n_columns):
         f"white where it does not care, on one scale from {number(-limit)} to {number(limit)}.",
         f"The mean size of a weight is {number(np.abs(W).mean())}.",
     ], [
-        f"Each filter's weights, from the top left, row by row: {listed}{more}.",
+        f"Each filter's weights, from the top left, row by row, by hidden unit (from 0): {listed}{more}.",
         f"The mean size of a weight is {number(np.abs(W[:half]).mean())} in the top half of the image and "
         f"{number(np.abs(W[half:]).mean())} in the bottom half.",
     ])
@@ -300,4 +302,5 @@ def _describe_inpainting(fig, on, probabilities, index, rows, cols, titles, labe
         f"grey); \"{titles[2]}\" (hidden pixels by their probability of being on, white 0 to dark 1).",
         f"A fraction {number(truth.mean())} of the hidden pixels are on; their mean probability is "
         f"{number(guess.mean())}, off from the true pixel by {number(np.abs(guess - truth).mean())} on average.",
-    ], f"Per image, how many of its {k} hidden pixels are on, and their mean probability: {per_image}.")
+    ], f"Per image, by its column from the left, how many of its {k} hidden pixels are on, and their mean "
+       f"probability: {per_image}.")
