@@ -50,6 +50,24 @@ def pytest_collection_modifyitems(session, config, items):
             notebook.skip_compare = tuple(k for k in notebook.skip_compare if k != "image/png")
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (the README's test command): one worker more than this process may use cores.
+
+    Several tests spend minutes waiting rather than computing: on a subprocess
+    (the perturbed re-execution of every chapter, the book's build, nbgrader),
+    on a lock (the browser tests wait while another worker builds the book) or
+    on JupyterLab and Chromium. With one worker per core a waiting worker leaves
+    its core idle (CI on 2 cores used about half of the machine's time); one
+    more worker fills that time. Memory is no concern (a worker with Chromium or
+    JupyterLab takes well under 2 GB).
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return cores + 1
+
+
 #: Lines the JupyterLab test measures (run-all time, redraw latency), not asserted. They are
 #: written to a file as they come (under pytest-xdist the test runs in a worker process, whose
 #: list the main process never sees) and printed after the run from that file.
