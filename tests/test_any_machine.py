@@ -7,7 +7,8 @@ on the last bit of a float (a tie decided by rounding, a value at a rounding
 boundary, a chaotic trajectory) then changes, and nbval fails there but not
 here. This test re-executes every chapter under nbval with floating point
 perturbed in those ways *on this machine* and requires the stored outputs all
-the same. It is the test suite's nbval run of the chapters: the unperturbed
+the same; each chapter is followed by the code of its exercise solutions,
+compared with the outputs recorded for them (tools/solutions.py). It is the test suite's nbval run of the chapters: the unperturbed
 re-execution is JupyterLab's "Run All" in tests/test_jupyterlab.py, which
 compares its outputs with the stored ones too. Where no perturbation can be
 applied, the chapters are re-executed here unperturbed, with a warning, so
@@ -24,6 +25,7 @@ Each perturbation first checks in a child process that it took effect (the
 BLAS kernel and thread count reported by threadpoolctl, NumPy's dispatched
 features); one that cannot be applied here is skipped with the reason.
 """
+import importlib.util
 import json
 import os
 import platform
@@ -32,6 +34,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,6 +119,29 @@ def _took_effect(changes, probe):
     return problems
 
 
+def _load_solutions():
+    """tools/solutions.py, loaded by its file (tools/ is scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location("tools_solutions", ROOT / "tools" / "solutions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _chapters_with_solutions(folder):
+    """Each chapter with its solutions' code appended, their recorded outputs as the stored ones.
+
+    The solutions run after the chapter, as a reader runs them, and nbval compares what they print
+    with what tools/store_outputs.py recorded, so a solution's quoted numbers cannot go stale.
+    """
+    solutions = _load_solutions()
+    paths = []
+    for chapter in CHAPTERS:
+        target = folder / Path(chapter).name
+        nbformat.write(solutions.with_solutions(nbformat.read(chapter, as_version=4)), target)
+        paths.append(str(target))
+    return paths
+
+
 def _key(changes):
     return json.dumps(changes, sort_keys=True)
 
@@ -150,6 +176,7 @@ def runs(tmp_path_factory):
     """Every perturbation's re-execution, started at once: they are independent, and on a machine
     with two or more cores running them side by side takes about half the time of one after the other."""
     started = {}
+    chapters = _chapters_with_solutions(tmp_path_factory.mktemp("chapters_with_solutions"))
     for param in _perturbations():
         changes = param.values[0]
         env = _environment(**changes)
@@ -160,7 +187,7 @@ def runs(tmp_path_factory):
         with open(log, "w") as out:  # a file, not a pipe: a full pipe would stall a run we are not reading yet
             process = subprocess.Popen(
                 [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-                 "--nbval", "--nbval-current-env", *CHAPTERS],
+                 "--nbval", "--nbval-current-env", *chapters],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
             )
         started[_key(changes)] = ([], process, log)

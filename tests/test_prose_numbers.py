@@ -22,9 +22,11 @@ everything but plain decimals ($2^n$, $10^{-16}$, $T = 2$ are notation).
 A number in a question ("how many sweeps until the distance drops below
 0.1?") asks rather than claims and is not checked. In an {exercise},
 integers are what the reader is asked to run (500 sweeps) and are not
-checked; its decimals are. {solution} blocks are not
-checked: their numbers come from code the reader runs, whose output no
-chapter stores.
+checked; its decimals are. In a {solution} block every number is checked
+against what its own code printed, which tools/store_outputs.py records in
+the chapter's metadata when it runs the solutions after the chapter
+(tools/solutions.py), or, for a number with three or more significant
+digits, against the chapter's outputs too.
 
 A number is supported, in this order, by
 
@@ -177,8 +179,12 @@ def value(match):
 
 
 def prose_of(markdown):
-    """The cell's text without code, links, roles and tags, as (line, where) with where "prose", "exercise" or "solution"."""
-    pieces, stack = [], []  # open fences: (ticks, kind), kind "code", "solution", "exercise" or "directive"
+    """The cell's text without code, links, roles and tags, as (line, where, label).
+
+    ``where`` is "prose", "exercise" or "solution"; ``label`` is the exercise label of a solution's
+    line (its ``{solution} label``), else None.
+    """
+    pieces, stack = [], []  # open fences: (ticks, kind, label), kind "code", "solution", "exercise" or "directive"
     for line in markdown.split("\n"):
         fence = FENCE.match(line)
         if fence:
@@ -189,30 +195,33 @@ def prose_of(markdown):
             if info or not stack:
                 kind = next((k for k in ("solution", "exercise") if info.startswith("{%s}" % k)),
                             "directive" if info.startswith("{") else "code")
-                stack.append((ticks, kind))
+                label = info.split()[1] if kind == "solution" and len(info.split()) > 1 else None
+                stack.append((ticks, kind, label))
                 continue
-        kinds = [kind for _, kind in stack]
+        kinds = [kind for _, kind, _ in stack]
         if "code" not in kinds:
             where = "solution" if "solution" in kinds else "exercise" if "exercise" in kinds else "prose"
-            pieces.append((line, where))
+            label = next((label for _, kind, label in stack if kind == "solution"), None)
+            pieces.append((line, where, label))
     cleaned = []
-    for line, where in pieces:
+    for line, where, label in pieces:
         for pattern in (LABEL, ROLE, URL, TAG, NOT_A_VALUE):
             line = pattern.sub(lambda m: " " * len(m.group(0)), line)
         line = CODE_SPAN.sub(lambda m: " " * len(m.group(0)) if re.search("[=(]", m.group(0)) else m.group(0), line)
         line = LINK_TARGET.sub(lambda m: "]" + " " * (len(m.group(0)) - 1), line).replace("&nbsp;", "      ")
         line = line.replace("\\%", " %")  # $1.5\%$
-        cleaned.append((line, where))
+        cleaned.append((line, where, label))
     return cleaned
 
 
 def typed_numbers(markdown):
-    """The checked numbers of a cell, each a dict: text, number, places, pct, snippet, where, formula."""
+    """The checked numbers of a cell, each a dict: text, number, places, pct, snippet, where, label, formula."""
     lines = prose_of(markdown)
-    text = "\n".join(line for line, _ in lines)
-    where = []  # per character
-    for line, kind in lines:
+    text = "\n".join(line for line, _, _ in lines)
+    where, labels = [], []  # per character
+    for line, kind, label in lines:
         where += [kind] * (len(line) + 1)
+        labels += [label] * (len(line) + 1)
     maths = [m.span() for m in MATH.finditer(text)]
     found = []
     for m in NUMBER.finditer(SPACED.sub(lambda g: g.group(0).replace(" ", ","), text)):
@@ -238,7 +247,7 @@ def typed_numbers(markdown):
             formula = worked_out(text[start:m.start()].lstrip("$"))
         found.append(dict(text=text[m.start():m.end()].strip(), number=number, places=places, pct=pct,
                           snippet=" ".join(text[max(0, m.start() - 50):m.end() + 20].split()),
-                          where=where[m.start()], formula=formula))
+                          where=where[m.start()], label=labels[m.start()], formula=formula))
     return found
 
 
@@ -309,12 +318,29 @@ def significant_digits(text):
     return len(digits.replace(".", "").lstrip("0")) if "." in digits else len(digits.strip("0"))
 
 
+PYTHON_IN_MARKDOWN = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
+
+
+def solution_outputs(nb):
+    """What each solution's code printed when the chapter was stored (tools/solutions.py), as text by label."""
+    text = {}
+    for key, outputs in nb["metadata"].get("bmlib", {}).get("solution_outputs", {}).items():
+        label = key.rsplit("/", 1)[0]
+        text[label] = text.get(label, "") + "\n" + output_text({"cells": [{"outputs": outputs}]})
+    return text
+
+
 def audit(path):
-    """Every checked number of a chapter, as dicts with cell, text, snippet, where and how."""
+    """Every checked number of a chapter, as dicts with cell, text, snippet, where, label and how."""
     nb = json.loads(Path(path).read_text())
     cells = nb["cells"]
     printed = printed_values(output_text(nb))
     code = printed_values(code_text(nb))
+    # A solution's numbers: its code and what that printed, or the chapter's outputs.
+    solved = {label: printed_values(text) for label, text in solution_outputs(nb).items()}
+    solution_code = printed_values(re.sub(r"(?<=\d)_(?=\d)", "", "\n".join(
+        block for cell in cells if cell["cell_type"] == "markdown"
+        for block in PYTHON_IN_MARKDOWN.findall("".join(cell["source"])))))
     code_cells = [i for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
     found = []
     for index, cell in enumerate(cells):
@@ -323,12 +349,17 @@ def audit(path):
     # A formula worked out in the prose supports its value anywhere in the chapter.
     worked = [n["formula"] for n in found if n["formula"] is not None]
     for n in found:
-        seen = printed
+        seen, sources = printed, code
         if n["where"] == "prose" and significant_digits(n["text"]) <= 2:
             near = ([i for i in code_cells if i < n["cell"]][-NEAR_BEFORE:]
                     + [i for i in code_cells if i > n["cell"]][:NEAR_AFTER])
             seen = printed_values(output_text({"cells": [cells[i] for i in near]}))
-        n["how"] = support(n["number"], n["places"], n["pct"], seen, code, CONSTANTS.values(), worked)
+        elif n["where"] == "solution":
+            # A short number must come from the solution's own code; a longer one may quote the chapter.
+            own = solved.get(n["label"], [])
+            seen = own if significant_digits(n["text"]) <= 2 else printed + own
+            sources = code + solution_code
+        n["how"] = support(n["number"], n["places"], n["pct"], seen, sources, CONSTANTS.values(), worked)
     return found
 
 
@@ -341,6 +372,40 @@ def test_every_number_in_the_prose_is_printed_by_the_chapter(path):
     assert unsupported == [], (
         f"{len(unsupported)} number(s) in the prose that no output, code argument or known constant "
         "supports (re-read the output and correct the prose, or drop the number):\n" + "\n".join(unsupported))
+
+
+_WIDGET = "numbers read off the chapter's widget, which no solution code drives"
+_UNPRINTED = "numbers from runs the solution describes (or shows as indented code) but whose code prints less"
+#: Solutions whose numbers are not all checked yet, each with the reason. When this check arrived
+#: (third edition) 217 of the 348 numbers typed in solutions were supported and these 25 solutions
+#: held the other 131. A solution leaves the list once its code prints what its text quotes; the
+#: test below fails for a listed solution that no longer needs to be here, so the list only shrinks.
+UNCHECKED_SOLUTIONS = {
+    "energy-ex-1": _WIDGET, "sampling-ex-1": _WIDGET, "ising-ex-6": _WIDGET, "beyond_single_flips-ex-2": _WIDGET,
+    "learning_rule-ex-1": _WIDGET, "hidden_units-ex-1": _WIDGET, "deterministic-ex-1": _WIDGET,
+    "normalizing_constant-ex-1": _WIDGET, "real_images-ex-1": _WIDGET,
+    "energy-ex-5": _UNPRINTED, "boltzmann_gibbs-ex-4": _UNPRINTED, "sampling-ex-5": _UNPRINTED,
+    "ising-ex-5": _UNPRINTED, "ising-ex-7": _UNPRINTED, "beyond_single_flips-ex-3": _UNPRINTED,
+    "beyond_single_flips-ex-4": _UNPRINTED, "learning_rule-ex-3": _UNPRINTED, "learning_rule-ex-4": _UNPRINTED,
+    "hidden_units-ex-4": _UNPRINTED, "hidden_units-ex-5": _UNPRINTED, "hidden_units-ex-6": _UNPRINTED,
+    "deterministic-ex-4": _UNPRINTED, "deterministic-ex-5": _UNPRINTED, "normalizing_constant-ex-6": _UNPRINTED,
+    "real_images-ex-3": _UNPRINTED,
+}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_number_in_a_solution_is_printed_by_its_code_or_the_chapter(path):
+    found = [n for n in audit(path) if n["where"] == "solution"]
+    assert found or path.name == "preface.ipynb"
+    unsupported = [f"{path.name} cell {n['cell']}, solution {n['label']}: {n['text']} in \u00ab{n['snippet']}\u00bb"
+                   for n in found if n["how"] is None and n["label"] not in UNCHECKED_SOLUTIONS]
+    assert unsupported == [], (
+        f"{len(unsupported)} number(s) in solutions that neither the solution's code, as recorded when the "
+        "chapter was stored (tools/store_outputs.py), nor the chapter prints:\n" + "\n".join(unsupported))
+    listed = {n["label"] for n in found} & set(UNCHECKED_SOLUTIONS)
+    now_checked = sorted(label for label in listed
+                         if all(n["how"] is not None for n in found if n["label"] == label))
+    assert now_checked == [], f"every number of {now_checked} is supported now: take them off UNCHECKED_SOLUTIONS"
 
 
 def test_the_audit_reads_numbers_as_a_reader_would():

@@ -9,6 +9,9 @@ differ from run to run: execution timing metadata and saved widget state
 (the static page shows each widget's PNG instead), and gives any cell without
 an id one. It records where the pictures were drawn (``figure_environment.py``),
 so that the tests compare them too on a machine that draws the same pixels.
+It then runs the code of every exercise solution after the chapter, as a
+reader would, and records what it prints (``solutions.py``), so that the
+numbers a solution quotes are checked too.
 It writes the kernelspec as
 the installed kernel describes itself ("Python 3 (ipykernel)"), which is what
 JupyterLab writes on opening a notebook: with anything else every chapter
@@ -24,6 +27,7 @@ from nbformat.v4.nbbase import random_cell_id
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figure_environment import fingerprint
+from solutions import KEY, recorded_outputs, with_solutions
 
 KERNEL = "python3"
 
@@ -37,10 +41,14 @@ def kernelspec(name=KERNEL):
 def store_outputs(path):
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name=KERNEL, resources={"metadata": {"path": str(path.parent)}}).execute()
+    # The chapter, then its solutions' code as a reader runs it: after the chapter, in one kernel.
+    combined = with_solutions(nb, recorded=False)
+    NotebookClient(combined, timeout=300, kernel_name=KERNEL,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    nb.cells = combined.cells[:len(nb.cells)]
     nb.metadata["kernelspec"] = kernelspec()
     nb.metadata.pop("widgets", None)
-    nb.metadata["bmlib"] = {"figure_environment": fingerprint()}
+    nb.metadata["bmlib"] = {"figure_environment": fingerprint(), KEY: recorded_outputs(combined)}
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if not cell.get("id"):  # a cell pasted in as JSON; nbformat 4.5 wants an id on every cell
