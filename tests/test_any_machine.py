@@ -183,28 +183,49 @@ def runs(tmp_path_factory):
         problems = _took_effect(changes, _probe(env))
         if problems:  # nbval still runs every chapter, in this environment as it is
             env = _environment()
-        log = tmp_path_factory.mktemp("any_machine") / "pytest.log"
-        with open(log, "w") as out:  # a file, not a pipe: a full pipe would stall a run we are not reading yet
-            process = subprocess.Popen(
-                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-                 "--nbval", "--nbval-current-env", *chapters],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
-            )
-        started[_key(changes)] = ([], process, log)
+        processes = []
+        for part in _split(chapters):
+            log = tmp_path_factory.mktemp("any_machine") / "pytest.log"
+            with open(log, "w") as out:  # a file, not a pipe: a full pipe would stall a run we are not reading yet
+                processes.append((subprocess.Popen(
+                    [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                     "--nbval", "--nbval-current-env", *part],
+                    cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
+                ), log))
+        started[_key(changes)] = (problems, processes)
     changes = _library_perturbation()
     env = _environment(**changes)
     problems = _took_effect(changes, _probe(env))
     log = tmp_path_factory.mktemp("any_machine_library") / "pytest.log"
-    process = None
+    processes = []
     if not problems:
         with open(log, "w") as out:
-            process = subprocess.Popen(_library_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                       text=True)
-    started["library"] = (problems, process, log)
+            processes.append((subprocess.Popen(_library_command(), cwd=ROOT, env=env, stdout=out,
+                                               stderr=subprocess.STDOUT, text=True), log))
+    started["library"] = (problems, processes)
     yield started
-    for _, process, _ in started.values():
-        if process is not None and process.poll() is None:
-            process.kill()
+    for _, processes in started.values():
+        for process, _ in processes:
+            if process.poll() is None:
+                process.kill()
+
+
+#: About how many seconds each chapter, with its solutions, takes to execute here: only to split
+#: the perturbed re-execution into two runs of similar length, side by side (one run of them all,
+#: each chapter after the other, was the longest serial chain of the whole test suite).
+_COST = {"hidden_units": 120, "ising": 40, "normalizing_constant": 40, "beyond_single_flips": 35,
+         "real_images": 25, "boltzmann_gibbs": 25, "learning_rule": 22, "sampling": 16, "energy": 11,
+         "deterministic": 11}
+
+
+def _split(paths, parts=2):
+    """``paths`` in ``parts`` groups of about equal cost, each the next chapter to the lightest group."""
+    groups, loads = [[] for _ in range(parts)], [0] * parts
+    for path in sorted(paths, key=lambda path: -_COST.get(Path(path).stem, 20)):
+        k = loads.index(min(loads))
+        groups[k].append(path)
+        loads[k] += _COST.get(Path(path).stem, 20)
+    return [group for group in groups if group]
 
 
 def _require_passed(run, what, unperturbed_ok=False):
@@ -213,19 +234,22 @@ def _require_passed(run, what, unperturbed_ok=False):
     A perturbation that cannot be made here skips the run, or, with ``unperturbed_ok``, the run
     was made without it: then it must pass all the same, and a warning says what was not checked.
     """
-    problems, process, log = run
+    problems, processes = run
     if problems and not unperturbed_ok:
         pytest.skip("perturbation not possible on this machine: " + "; ".join(problems))
     if problems:
         warnings.warn("perturbation not possible on this machine, chapters re-executed without it: "
                       + "; ".join(problems))
-    returncode = process.wait(timeout=1800)
-    stdout = log.read_text()
-    summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
-    # The failures' tracebacks, not the tail of the log: the tail is mostly the warnings summary.
-    start = stdout.find("= FAILURES =")
-    detail = stdout[start:start + 6000] if start >= 0 else stdout[-6000:]
-    assert returncode == 0, f"{what}:\n{summary}\n\n{detail}"
+    failed = []
+    for process, log in processes:
+        returncode = process.wait(timeout=1800)
+        stdout = log.read_text()
+        if returncode != 0:
+            summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
+            # The failures' tracebacks, not the tail of the log: the tail is mostly the warnings summary.
+            start = stdout.find("= FAILURES =")
+            failed.append(summary + "\n\n" + (stdout[start:start + 6000] if start >= 0 else stdout[-6000:]))
+    assert failed == [], f"{what}:\n" + "\n\n".join(failed)
 
 
 @pytest.mark.slow

@@ -126,6 +126,18 @@ def test_chapter_fits_the_column_and_refers_by_label(path):
     assert found == [], "\n".join(found[:15]) + (f"\n... and {len(found) - 15} more" if len(found) > 15 else "")
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_labels_referred_to_are_in_the_same_chapter(path):
+    """A {numref} or {ref} points at a label of its own chapter: JupyterLab (jupyterlab-myst) resolves
+    labels within one notebook only, so another chapter is reached by a Markdown link instead."""
+    markdown = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+                         if c["cell_type"] == "markdown")
+    defined = set(re.findall(r"^:label:\s*(\S+)", markdown, re.M)) | set(re.findall(r"^\(([\w-]+)\)=", markdown, re.M))
+    used = re.findall(r"\{(?:numref|ref)\}`(?:[^`<]*<)?([\w-]+)>?`", markdown)
+    elsewhere = sorted({label for label in used if label not in defined})
+    assert elsewhere == [], f"{path.name} refers to labels it does not define (use a link to the chapter): {elsewhere}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS + [ROOT / "book" / "preface.md"], ids=lambda p: p.name)
 def test_citations_read_as_text_and_match_the_bibliography(path):
     if path.suffix == ".ipynb":

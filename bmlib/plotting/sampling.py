@@ -354,8 +354,8 @@ def _describe_convergence(fig, curves, T, start, n_chains, threshold=0.1):
         f"in {start} at T = {number(T, 3)}: exact (lines) and from {n_chains:,} sampled chains (points), for "
         f"{' and '.join(names)}.",
         f"From {start_distance}, the exact distance falls to {ends} after {n_sweeps} sweeps.",
-    ], [fastest, *per_rule, "The sampled distances cannot fall below the noise of a histogram of finitely many "
-                            "chains."])
+    ], [fastest, *per_rule, "Once the exact distance is small, the sampled ones stop following it and scatter "
+                            "at the noise of a histogram of finitely many chains."])
 
 
 def _capital(text):

@@ -294,8 +294,9 @@ def convergence_curves(W, b=None, T=1.0, units="spins", *, initial=None, n_sweep
 
     Notes
     -----
-    The sampled distance cannot fall below the noise of a histogram of
-    ``n_chains`` states, roughly ``sqrt(2^n / n_chains) / 3``. Explained in
+    Once the exact distance is small, the sampled one stops following it
+    and scatters at the noise of a histogram of ``n_chains`` states,
+    typically ``sqrt(2^n / n_chains) / 3`` (a run can dip below that by chance). Explained in
     the chapter "The Boltzmann-Gibbs distribution".
 
     Examples
