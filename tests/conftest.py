@@ -38,36 +38,7 @@ def _fingerprint():
     return module.fingerprint()
 
 
-#: Test files that take minutes, most of it in one serial chain (a subprocess, a browser session, the
-#: book's build), in the order they should start. Under pytest-xdist's ``--dist loadfile`` a file runs
-#: on one worker from start to end, so the run lasts at least as long as the longest file after the
-#: moment it starts: these start first. The rest follow in the usual order, fastest work last.
-LONG_FIRST = ("test_any_machine.py", "test_jupyterlab.py", "test_book.py", "test_assignments.py",
-              "test_accessibility.py", "test_browser.py", "test_pdf.py", "test_encoder_424.py")
-
-
-def pytest_configure(config):
-    # xdist would otherwise send files with more tests first, which starts the few long files last.
-    if hasattr(config.option, "loadscopereorder"):
-        config.option.loadscopereorder = False
-
-
-def _long_files_first(items):
-    """Items reordered so that LONG_FIRST's files come first, in that order, with the workers' first
-    prefetch in mind: xdist hands each worker two files at the start, so the three files after the
-    first three long ones (one per worker of a 2-core machine's three) are the shortest there are."""
-    by_file = {}
-    for item in items:
-        by_file.setdefault(item.path.name, []).append(item)
-    long = [name for name in LONG_FIRST if name in by_file]
-    rest = [name for name in by_file if name not in long]
-    short = sorted(rest, key=lambda name: len(by_file[name]))[:3]
-    order = long[:3] + short + long[3:] + [name for name in rest if name not in short]
-    return [item for name in order for item in by_file[name]]
-
-
 def pytest_collection_modifyitems(session, config, items):
-    items[:] = _long_files_first(items)
     here = None
     for notebook in {item.parent for item in items if hasattr(item.parent, "skip_compare")}:
         nb = getattr(notebook, "nb", None)

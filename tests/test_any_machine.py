@@ -183,16 +183,15 @@ def runs(tmp_path_factory):
         problems = _took_effect(changes, _probe(env))
         if problems:  # nbval still runs every chapter, in this environment as it is
             env = _environment()
-        processes = []
-        for part in _split(chapters):
-            log = tmp_path_factory.mktemp("any_machine") / "pytest.log"
-            with open(log, "w") as out:  # a file, not a pipe: a full pipe would stall a run we are not reading yet
-                processes.append((subprocess.Popen(
-                    [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-                     "--nbval", "--nbval-current-env", *part],
-                    cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
-                ), log))
-        started[_key(changes)] = (problems, processes)
+        # One process for every chapter: two side by side overloaded a 2-core machine (CI 2 minutes slower).
+        log = tmp_path_factory.mktemp("any_machine") / "pytest.log"
+        with open(log, "w") as out:  # a file, not a pipe: a full pipe would stall a run we are not reading yet
+            process = subprocess.Popen(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                 "--nbval", "--nbval-current-env", *chapters],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
+            )
+        started[_key(changes)] = (problems, [(process, log)])
     changes = _library_perturbation()
     env = _environment(**changes)
     problems = _took_effect(changes, _probe(env))
@@ -208,24 +207,6 @@ def runs(tmp_path_factory):
         for process, _ in processes:
             if process.poll() is None:
                 process.kill()
-
-
-#: About how many seconds each chapter, with its solutions, takes to execute here: only to split
-#: the perturbed re-execution into two runs of similar length, side by side (one run of them all,
-#: each chapter after the other, was the longest serial chain of the whole test suite).
-_COST = {"hidden_units": 120, "ising": 40, "normalizing_constant": 40, "beyond_single_flips": 35,
-         "real_images": 25, "boltzmann_gibbs": 25, "learning_rule": 22, "sampling": 16, "energy": 11,
-         "deterministic": 11}
-
-
-def _split(paths, parts=2):
-    """``paths`` in ``parts`` groups of about equal cost, each the next chapter to the lightest group."""
-    groups, loads = [[] for _ in range(parts)], [0] * parts
-    for path in sorted(paths, key=lambda path: -_COST.get(Path(path).stem, 20)):
-        k = loads.index(min(loads))
-        groups[k].append(path)
-        loads[k] += _COST.get(Path(path).stem, 20)
-    return [group for group in groups if group]
 
 
 def _require_passed(run, what, unperturbed_ok=False):
