@@ -25,7 +25,6 @@ Each perturbation first checks in a child process that it took effect (the
 BLAS kernel and thread count reported by threadpoolctl, NumPy's dispatched
 features); one that cannot be applied here is skipped with the reason.
 """
-import importlib.util
 import json
 import os
 import platform
@@ -36,6 +35,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_book import load
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted(str(p) for p in (ROOT / "book").glob("*.ipynb"))
@@ -119,21 +119,13 @@ def _took_effect(changes, probe):
     return problems
 
 
-def _load_solutions():
-    """tools/solutions.py, loaded by its file (tools/ is scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location("tools_solutions", ROOT / "tools" / "solutions.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _chapters_with_solutions(folder):
     """Each chapter with its solutions' code appended, their recorded outputs as the stored ones.
 
     The solutions run after the chapter, as a reader runs them, and nbval compares what they print
     with what tools/store_outputs.py recorded, so a solution's quoted numbers cannot go stale.
     """
-    solutions = _load_solutions()
+    solutions = load("tools/solutions.py", "tools_solutions")
     paths = []
     for chapter in CHAPTERS:
         target = folder / Path(chapter).name
@@ -191,22 +183,21 @@ def runs(tmp_path_factory):
                  "--nbval", "--nbval-current-env", *chapters],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
             )
-        started[_key(changes)] = (problems, [(process, log)])
+        started[_key(changes)] = (problems, process, log)
     changes = _library_perturbation()
     env = _environment(**changes)
     problems = _took_effect(changes, _probe(env))
     log = tmp_path_factory.mktemp("any_machine_library") / "pytest.log"
-    processes = []
+    process = None
     if not problems:
         with open(log, "w") as out:
-            processes.append((subprocess.Popen(_library_command(), cwd=ROOT, env=env, stdout=out,
-                                               stderr=subprocess.STDOUT, text=True), log))
-    started["library"] = (problems, processes)
+            process = subprocess.Popen(_library_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                       text=True)
+    started["library"] = (problems, process, log)
     yield started
-    for _, processes in started.values():
-        for process, _ in processes:
-            if process.poll() is None:
-                process.kill()
+    for _, process, _ in started.values():
+        if process is not None and process.poll() is None:
+            process.kill()
 
 
 def _require_passed(run, what, unperturbed_ok=False):
@@ -215,22 +206,19 @@ def _require_passed(run, what, unperturbed_ok=False):
     A perturbation that cannot be made here skips the run, or, with ``unperturbed_ok``, the run
     was made without it: then it must pass all the same, and a warning says what was not checked.
     """
-    problems, processes = run
+    problems, process, log = run
     if problems and not unperturbed_ok:
         pytest.skip("perturbation not possible on this machine: " + "; ".join(problems))
     if problems:
         warnings.warn("perturbation not possible on this machine, chapters re-executed without it: "
                       + "; ".join(problems))
-    failed = []
-    for process, log in processes:
-        returncode = process.wait(timeout=1800)
-        stdout = log.read_text()
-        if returncode != 0:
-            summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
-            # The failures' tracebacks, not the tail of the log: the tail is mostly the warnings summary.
-            start = stdout.find("= FAILURES =")
-            failed.append(summary + "\n\n" + (stdout[start:start + 6000] if start >= 0 else stdout[-6000:]))
-    assert failed == [], f"{what}:\n" + "\n\n".join(failed)
+    returncode = process.wait(timeout=1800)
+    stdout = log.read_text()
+    summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
+    # The failures' tracebacks, not the tail of the log: the tail is mostly the warnings summary.
+    start = stdout.find("= FAILURES =")
+    detail = stdout[start:start + 6000] if start >= 0 else stdout[-6000:]
+    assert returncode == 0, f"{what}:\n{summary}\n\n{detail}"
 
 
 @pytest.mark.slow
