@@ -250,7 +250,9 @@ def _susceptibility_cases():
     sides, disordered, in between."""
     rng = np.random.default_rng(_SEED + 12)
     sides = np.array([1.0, -1.0, 1.0, -1.0])  # two chains ordered up, two down
-    ordered = sides * (0.8 + 0.05 * rng.normal(size=(400, 4)))
+    # An 8 x 8 lattice at T = 1.5: |m| = 1 - 2k/64 with k flipped spins, on
+    # average 0.45 of them, so <|m|> = 0.986 as in Yang's formula.
+    ordered = sides * (1.0 - 2.0 * rng.poisson(0.45, size=(400, 4)) / 64)
     disordered = 0.1 * rng.normal(size=(400, 4))
     between = rng.choice([-1.0, 1.0], size=(400, 4)) * np.abs(0.4 + 0.3 * rng.normal(size=(400, 4)))
     return [(ordered, 64, 1.5), (disordered, 256, 3.5), (between, 100, 2.3)]
