@@ -38,7 +38,31 @@ def _fingerprint():
     return module.fingerprint()
 
 
+#: The one test file that is a long serial chain: a single nbval process re-executes every chapter and its
+#: exercise solutions under perturbed floating point, about six minutes on one core.
+SERIAL_FIRST = "test_any_machine.py"
+
+
+def pytest_configure(config):
+    # pytest-xdist's --dist loadfile hands out the files with the most tests first. That starts the
+    # two-test SERIAL_FIRST last, so a 2-core CI ended with it alone on one core and the other core
+    # idle (measured with vmstat: the last 3 of 18 minutes). The order is set in
+    # pytest_collection_modifyitems instead.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def _serial_file_first(items):
+    """The items of SERIAL_FIRST first, then every other file in xdist's own order (most tests first)."""
+    by_file = {}
+    for item in items:
+        by_file.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = sorted(by_file, key=lambda name: (not name.endswith(SERIAL_FIRST), -len(by_file[name])))
+    return [item for name in order for item in by_file[name]]
+
+
 def pytest_collection_modifyitems(session, config, items):
+    items[:] = _serial_file_first(items)
     here = None
     for notebook in {item.parent for item in items if hasattr(item.parent, "skip_compare")}:
         nb = getattr(notebook, "nb", None)
