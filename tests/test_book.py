@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 
@@ -345,6 +346,20 @@ def _nbval(path):
                           "-p", "conftest", "--nbval", "--nbval-current-env", str(path)],
                          cwd=path.parent, env=env, capture_output=True, text=True, timeout=300)
     return run.returncode, run.stdout
+
+
+def test_printed_text_is_stored_as_one_output_per_run_of_prints():
+    out = lambda name, text: nbformat.v4.new_output("stream", name=name, text=text)
+    figure = nbformat.v4.new_output("display_data", data={"text/plain": "Figure"})
+    joined = store_outputs.joined_streams([out("stdout", "period"), out("stdout", " 2\n"), out("stderr", "w\n"),
+                                           figure, out("stdout", "a\n"), out("stdout", "b\n")])
+    assert [(o.get("name"), o.get("text")) for o in joined] == [
+        ("stdout", "period 2\n"), ("stderr", "w\n"), (None, None), ("stdout", "a\nb\n")]
+    for path in sorted((ROOT / "book").glob("*.ipynb")):
+        for k, cell in enumerate(json.loads(path.read_text())["cells"]):
+            kinds = [(o["output_type"], o.get("name")) for o in cell.get("outputs", [])]
+            assert all(a != b or a[0] != "stream" for a, b in zip(kinds, kinds[1:])), (
+                f"{path.name} cell {k}: printed text split over two outputs; store it with tools/store_outputs.py")
 
 
 def test_every_chapter_records_where_its_pictures_were_drawn():

@@ -12,6 +12,7 @@ so that the tests compare them too on a machine that draws the same pixels.
 It then runs the code of every exercise solution after the chapter, as a
 reader would, and records what it prints (``solutions.py``), so that the
 numbers a solution quotes are checked too.
+Consecutive pieces of printed text are stored as one output, as they read.
 It writes the kernelspec as
 the installed kernel describes itself ("Python 3 (ipykernel)"), which is what
 JupyterLab writes on opening a notebook: with anything else every chapter
@@ -38,6 +39,25 @@ def kernelspec(name=KERNEL):
     return {"display_name": spec.display_name, "language": spec.language, "name": name}
 
 
+def joined_streams(outputs):
+    """``outputs`` with each run of consecutive stream outputs of one name joined into one.
+
+    The kernel sends what a cell prints in pieces, as its buffer is flushed, so
+    one ``print`` can arrive as two outputs (``"period"`` and ``" 2 ..."``) and a
+    page would show two boxes, split where the timing happened to fall. nbval
+    and the JupyterLab comparison join streams too, so this changes no check.
+    """
+    joined = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+            previous["text"] += output["text"]
+        else:
+            joined.append(output)
+    return joined
+
+
 def store_outputs(path):
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
@@ -45,6 +65,9 @@ def store_outputs(path):
     combined = with_solutions(nb, recorded=False)
     NotebookClient(combined, timeout=300, kernel_name=KERNEL,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
+    for cell in combined.cells:
+        if cell.cell_type == "code":
+            cell.outputs = joined_streams(cell.outputs)
     nb.cells = combined.cells[:len(nb.cells)]
     nb.metadata["kernelspec"] = kernelspec()
     nb.metadata.pop("widgets", None)
