@@ -44,7 +44,7 @@ import urllib.request
 import pytest
 
 from conftest import _fingerprint, record_timing
-from test_book import NOTEBOOKS, ROOT
+from test_book import NOTEBOOKS, ROOT, store_outputs
 from test_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, sync_api, watch_offline
 
 pytest.importorskip("jupyterlab", reason="the JupyterLab test needs JupyterLab (pip install -r requirements.txt)")
@@ -231,18 +231,10 @@ def _text(value):
 def comparable(outputs, pictures):
     """A code cell's outputs as nbval compares them: each output key's values in order.
 
-    Consecutive stream outputs of one name are joined first: JupyterLab's output area joins them,
-    the stored notebooks (nbclient) may keep them apart, and only their text matters.
+    Consecutive stream outputs of one name are joined first, as JupyterLab's output area and
+    tools/store_outputs.py join them: only their text matters.
     """
-    joined = []
-    for output in outputs:
-        if (output["output_type"] == "stream" and joined and joined[-1]["output_type"] == "stream"
-                and joined[-1]["name"] == output["name"]):
-            joined[-1] = dict(joined[-1], text=joined[-1]["text"] + _text(output["text"]))
-        elif output["output_type"] == "stream":
-            joined.append(dict(output, text=_text(output["text"])))
-        else:
-            joined.append(output)
+    joined = store_outputs.joined_streams(outputs)
     values = {}
     for output in joined:
         for key, value in output.items():

@@ -18,6 +18,7 @@ the installed kernel describes itself ("Python 3 (ipykernel)"), which is what
 JupyterLab writes on opening a notebook: with anything else every chapter
 would open already marked unsaved.
 """
+import copy
 import sys
 from pathlib import Path
 
@@ -40,21 +41,24 @@ def kernelspec(name=KERNEL):
 
 
 def joined_streams(outputs):
-    """``outputs`` with each run of consecutive stream outputs of one name joined into one.
+    """``outputs`` with each run of consecutive stream outputs of one name joined into one (a new list).
 
     The kernel sends what a cell prints in pieces, as its buffer is flushed, so
     one ``print`` can arrive as two outputs (``"period"`` and ``" 2 ..."``) and a
-    page would show two boxes, split where the timing happened to fall. nbval
-    and the JupyterLab comparison join streams too, so this changes no check.
+    page would show two boxes, split where the timing happened to fall.
+    JupyterLab's output area joins them too, and tests/test_jupyterlab.py
+    compares through this function.
     """
     joined = []
     for output in outputs:
-        previous = joined[-1] if joined else None
-        if (output.get("output_type") == "stream" and previous is not None
-                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
-            previous["text"] += output["text"]
-        else:
-            joined.append(output)
+        if output.get("output_type") == "stream":
+            output = copy.copy(output)  # the caller's outputs stay as they were
+            output["text"] = "".join(output["text"]) if isinstance(output["text"], list) else output["text"]
+            previous = joined[-1] if joined else {}
+            if previous.get("output_type") == "stream" and previous.get("name") == output.get("name"):
+                previous["text"] += output["text"]
+                continue
+        joined.append(output)
     return joined
 
 
