@@ -18,9 +18,12 @@ Fails on: a chapter that opens already modified (metadata JupyterLab rewrites),
 an output that differs from the stored one, an error output, a raw MyST directive or role, raw ``$...$`` or a citation
 JupyterLab cannot resolve in a rendered Markdown cell, a solution visible
 before it is clicked, a widget button whose label is cut, a widget that does
-not redraw after a slider step, a saved notebook without widget state, a widget
-cell without a figure after save and reopen, and a JavaScript error in the
-console. Screenshots of the Energy chapter go to _build/screenshots/; the
+not redraw after a slider step, a saved notebook without widget state or
+missing the state of a model it refers to, a widget cell without a figure after
+save and reopen, and a JavaScript error in the console. (One known race of
+ipywidgets' JupyterLab manager can leave a reopened widget "model not found"
+on a loaded machine although its state was saved: then the chapter is reopened
+once more, which must show every figure, and the report says so.) Screenshots of the Energy chapter go to _build/screenshots/; the
 run-all time of each chapter and the slider-step redraw latency of each widget
 are printed at the end of the run (and written next to the screenshots): the
 median of three slider steps, from the key press to the new picture loaded.
@@ -270,6 +273,34 @@ def chapter_sources(path):
     return markdown, widgets
 
 
+def missing_widget_models(nb):
+    """Model ids a saved notebook refers to (widget outputs, and models inside models) without their state."""
+    state = nb["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    wanted = {o["data"][WIDGET_MIME]["model_id"] for c in nb["cells"] if c["cell_type"] == "code"
+              for o in c["outputs"] if WIDGET_MIME in o.get("data", {})}
+    wanted |= set(re.findall(r'"IPY_MODEL_([0-9a-f]+)"', json.dumps(state)))
+    return sorted(wanted - set(state))
+
+
+# jupyterlab-manager 5.0.16 registers the models of a notebook's saved state only after a kernel
+# round trip (ManagerBase.set_state awaits _get_comm_info), while a widget output asked to render
+# gives up after 2 s (get_model) once the manager calls itself restored, which a fresh kernel's
+# "connected" signal can make it do first. On a loaded machine the round trip can take longer.
+MODEL_RACE = "Error displaying widget: model not found"
+
+
+def reopened_widget_cells(page, name, n_widgets):
+    """Open a closed chapter again (fresh kernel) and say what each widget cell shows."""
+    open_chapter(page, name)
+    try:
+        page.wait_for_function(
+            f"() => {{ const w = ({WIDGET_CELLS})(); return w.length === {n_widgets} && w.every(c => c.figure); }}",
+            timeout=30_000)
+    except sync_api.TimeoutError:
+        pass  # the caller reports what each widget cell shows instead
+    return page.evaluate(WIDGET_CELLS)
+
+
 def open_chapter(page, name):
     page.evaluate(OPEN, name)
     page.wait_for_function(KERNEL_IDLE, timeout=120_000)
@@ -399,6 +430,8 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
     page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save'); }")
     saved = json.loads((served / name).read_text())
     assert "widgets" in saved["metadata"], "the saved notebook has no widget state (tools/lab.py's setting missing?)"
+    missing = missing_widget_models(saved)
+    assert missing == [], f"widget models the saved chapter refers to but whose state it lacks: {missing}"
     # The outputs of Run All, before any widget moved, are the stored ones: the widgets' slider
     # steps above changed only their own views, which the comparison leaves out.
     stored_nb = json.loads(notebook.read_text())
@@ -408,14 +441,15 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
                                f"({'pictures compared' if pictures else 'pictures not compared'}):\n"
                                + "\n".join(differences))
     close_chapter(page)
-    open_chapter(page, name)
-    try:
-        page.wait_for_function(
-            f"() => {{ const w = ({WIDGET_CELLS})(); return w.length === {n_widgets} && w.every(c => c.figure); }}",
-            timeout=30_000)
-    except sync_api.TimeoutError:
-        pass  # reported just below, with what each widget cell shows instead
-    shown = page.evaluate(WIDGET_CELLS)
+    shown = reopened_widget_cells(page, name, n_widgets)
+    if any(MODEL_RACE in w["text"] for w in shown):
+        # The saved state is complete (checked above), so this is the widget manager's race
+        # (see MODEL_RACE): a student who reopens sees the figures. Reopen once, say so in the
+        # report, and hold the second opening to the same rule.
+        report.append("reopened twice (widget manager's 2 s race on the first opening)")
+        problems[seen:] = [p for p in problems[seen:] if "widget model not found" not in p]
+        close_chapter(page)
+        shown = reopened_widget_cells(page, name, n_widgets)
     page.evaluate(MARK_WIDGETS)
     assert len(shown) == n_widgets and all(w["figure"] for w in shown), \
         f"widget cells without a figure after save and reopen: {shown}"
