@@ -377,28 +377,15 @@ def test_every_number_in_the_prose_is_printed_by_the_chapter(path):
         "supports (re-read the output and correct the prose, or drop the number):\n" + "\n".join(unsupported))
 
 
-_WIDGET = "numbers read off the chapter's widget, which no solution code drives"
-#: Solutions whose numbers are not all checked yet, each with the reason. When this check arrived
-#: (third edition) 217 of the 348 numbers typed in solutions were supported and these 25 solutions
-#: held the other 131. A solution leaves the list once its code prints what its text quotes; the
-#: test below fails for a listed solution that no longer needs to be here, so the list only shrinks.
-#: Only solutions that read their numbers off a widget remain.
-UNCHECKED_SOLUTIONS = {"ising-ex-6": _WIDGET, "learning_rule-ex-1": _WIDGET}
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_number_in_a_solution_is_printed_by_its_code_or_the_chapter(path):
     found = [n for n in audit(path) if n["where"] == "solution"]
     assert found or path.name == "preface.ipynb"
     unsupported = [f"{path.name} cell {n['cell']}, solution {n['label']}: {n['text']} in \u00ab{n['snippet']}\u00bb"
-                   for n in found if n["how"] is None and n["label"] not in UNCHECKED_SOLUTIONS]
+                   for n in found if n["how"] is None]
     assert unsupported == [], (
         f"{len(unsupported)} number(s) in solutions that neither the solution's code, as recorded when the "
         "chapter was stored (tools/store_outputs.py), nor the chapter prints:\n" + "\n".join(unsupported))
-    listed = {n["label"] for n in found} & set(UNCHECKED_SOLUTIONS)
-    now_checked = sorted(label for label in listed
-                         if all(n["how"] is not None for n in found if n["label"] == label))
-    assert now_checked == [], f"every number of {now_checked} is supported now: take them off UNCHECKED_SOLUTIONS"
 
 
 def test_the_audit_reads_numbers_as_a_reader_would():
