@@ -36,7 +36,8 @@ _LAZY_SUBMODULES = {
     "partition.sandwich": ("AISSandwich", "ais_sandwich"),
     "exact.samples": ("exact_samples",),
     "models.datasets": (
-        "TEN_PIXEL_PROTOTYPES", "bars_and_stripes", "encoder_patterns", "parity_patterns", "ten_pixel_images"),
+        "TEN_PIXEL_PROTOTYPES", "bars_and_stripes", "encoder_patterns", "parity_patterns", "ten_pixel_images",
+        "ten_pixel_probabilities"),
     "models.descent": ("DescentPath", "energy_descent"),
     "models.digit_images": ("Digits", "digits"),
     "exact.elimination": (

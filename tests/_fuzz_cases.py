@@ -168,6 +168,8 @@ def cases():
         ("parity_patterns", bm.parity_patterns, dict(n=3, units="bits")),
         ("encoder_patterns", bm.encoder_patterns, dict(n_group=4, units="bits")),
         ("ten_pixel_images", bm.ten_pixel_images, dict(n_copies=2, flip=0.1, units="bits", rng=0)),
+        ("ten_pixel_probabilities", bm.ten_pixel_probabilities,
+         dict(images=bm.ten_pixel_images(n_copies=1), flip=0.1, units="spins")),
         ("encoder_mask", bm.encoder_mask, dict(n_group=4, n_hidden=2, hidden_connected=False)),
         # --- exact enumeration
         ("boltzmann_distribution", bm.boltzmann_distribution, dict(W=W3, b=B3, T=1.0, units="spins")),

@@ -72,6 +72,32 @@ def test_ten_pixel_images():
     assert rate == pytest.approx(0.1, abs=0.01)
 
 
+def test_ten_pixel_probabilities_are_the_generating_process():
+    every = bm.all_states(10)
+    p = bm.ten_pixel_probabilities(every)
+    assert p.shape == (1024,) and p.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(bm.ten_pixel_probabilities(bm.to_bits(every), units="bits"), p, rtol=1e-15)
+    # By hand: the checkerboard with pixel 0 turned off is 1 pixel from it and 5 from each row image.
+    image = np.array([0, 0, 1, 0, 1, 0, 1, 0, 1, 0])
+    by_hand = (0.1 * 0.9**9 + 2 * 0.1**5 * 0.9**5) / 3
+    assert float(bm.ten_pixel_probabilities(image, units="bits")) == pytest.approx(by_hand, rel=1e-14)
+    # Without noise only the prototypes occur, a third each.
+    clean = bm.ten_pixel_probabilities(every, flip=0.0)
+    assert sorted(clean[clean > 0]) == pytest.approx([1 / 3] * 3, abs=1e-15) and (clean > 0).sum() == 3
+    # Against the sampler itself: 30 000 images (seed 5) counted by state, a chi-square test over the
+    # states with expected count >= 5 (the rest pooled); its 0.1% critical value for ~150 degrees of
+    # freedom is about 210, and a wrong flip rate (0.12 instead of 0.1) gives several thousand.
+    images = bm.ten_pixel_images(n_copies=10_000, flip=0.1, rng=5, units="bits")
+    counts = np.bincount(images.astype(int) @ (1 << np.arange(9, -1, -1)), minlength=1024)
+    expected = len(images) * bm.ten_pixel_probabilities(bm.to_bits(every), units="bits")
+    big = expected >= 5
+    observed = np.append(counts[big], counts[~big].sum())
+    wanted = np.append(expected[big], expected[~big].sum())
+    chi2 = ((observed - wanted) ** 2 / wanted).sum()
+    dof = big.sum()
+    assert chi2 < dof + 4 * np.sqrt(2 * dof), (chi2, dof)
+
+
 def test_dataset_arguments_are_checked():
     with pytest.raises(ValueError, match="n must be >= 1; got 0"):
         bm.bars_and_stripes(0, units="bits")
@@ -85,6 +111,12 @@ def test_dataset_arguments_are_checked():
         bm.ten_pixel_images(flip=np.nan, units="bits")
     with pytest.raises(TypeError, match="n_copies must be an integer"):
         bm.ten_pixel_images(n_copies=2.5, units="bits")
+    with pytest.raises(ValueError, match=r"flip must be a probability in \[0, 0.5\]; got 0.7"):
+        bm.ten_pixel_probabilities(bm.ten_pixel_images(), flip=0.7)
+    with pytest.raises(ValueError, match=r"images must have shape \(n,\) or \(\.\.\., n\) with n = 10; got shape \(3, 9\)"):
+        bm.ten_pixel_probabilities(np.ones((3, 9)))
+    with pytest.raises(ValueError, match="images must hold spins"):
+        bm.ten_pixel_probabilities(np.full(10, 3))
 
 
 def test_one_unit_convention_by_default():

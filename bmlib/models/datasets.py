@@ -14,12 +14,16 @@ parity_patterns        every n-bit pattern with an even number of ones
 ten_pixel_images       noisy copies of three 2 x 5 prototypes (learning without
                        hidden units)
 =====================  =======================================================
+
+:func:`ten_pixel_probabilities` gives the exact probability with which the
+process behind :func:`ten_pixel_images` makes any image, the yardstick a model
+trained on its copies can be held to.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_count, check_integer, check_memory, check_real, check_units
+from .._checks import check_count, check_integer, check_memory, check_real, check_state_batch, check_units
 from .._random import as_generator
 from .states import all_states
 
@@ -210,3 +214,55 @@ def ten_pixel_images(n_copies=20, flip=0.1, units="spins", rng=0):
     clean = np.repeat(TEN_PIXEL_PROTOTYPES, n_copies, axis=0)
     noisy = clean ^ (gen.random(clean.shape) < flip).astype(np.int8)
     return _in_units(noisy, units)
+
+
+def ten_pixel_probabilities(images, flip=0.1, units=None):
+    """The probability that the process of :func:`ten_pixel_images` makes each image.
+
+    That process picks one of the three :data:`TEN_PIXEL_PROTOTYPES` with
+    probability 1/3 and flips each of its 10 pixels independently with
+    probability ``flip``. An image ``d_k`` pixels away from prototype ``k``
+    therefore has probability
+    ``(1/3) * sum_k flip**d_k * (1 - flip)**(10 - d_k)``. This is the true
+    distribution of the data set, against which a model trained on a finite
+    sample of it can be measured: it does not memorise the sample, and it
+    generalises perfectly.
+
+    Parameters
+    ----------
+    images : array_like of shape (10,) or (..., 10)
+        Images in spins (-1/+1) or bits (0/1), one per row.
+    flip : float
+        Probability that a pixel is flipped, in [0, 0.5], as in
+        :func:`ten_pixel_images`.
+    units : {"spins", "bits"} or None
+        The units of ``images``; ``None`` reads them from the values (a 0
+        means bits).
+
+    Returns
+    -------
+    p : ndarray of shape ``images.shape[:-1]``
+        The probability of each image; over all ``2**10`` images it sums to 1.
+
+    Notes
+    -----
+    Explained in the chapter "The learning rule".
+
+    Examples
+    --------
+    >>> import bmlib as bm
+    >>> p = bm.ten_pixel_probabilities(bm.all_states(10))
+    >>> round(float(p.sum()), 12)
+    1.0
+    >>> top_row = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
+    >>> round(float(bm.ten_pixel_probabilities(top_row, units="bits")), 4)
+    0.1162
+    """
+    flip = check_real(flip, "flip", nonnegative=True)
+    if flip > 0.5:
+        raise ValueError(f"flip must be a probability in [0, 0.5]; got {flip!r}")
+    arr, units = check_state_batch(images, 10, units, "images")
+    bits = arr.astype(float) if units == "bits" else (arr + 1) / 2.0
+    distances = np.abs(bits[..., None, :] - TEN_PIXEL_PROTOTYPES).sum(axis=-1)  # (..., 3)
+    # flip**0 is 1 also for flip = 0, so each clean prototype gets probability 1/3.
+    return (flip ** distances * (1 - flip) ** (10 - distances)).mean(axis=-1)
