@@ -236,8 +236,9 @@ def ten_pixel_probabilities(images, flip=0.1, units=None):
         Probability that a pixel is flipped, in [0, 0.5], as in
         :func:`ten_pixel_images`.
     units : {"spins", "bits"} or None
-        The units of ``images``; ``None`` reads them from the values (a 0
-        means bits).
+        The units of ``images``; ``None`` reads them from the values: a 0
+        means bits, and a batch of all-ones images reads as spins (the rule in
+        :mod:`bmlib.models.states`; here both readings are the all-lit image).
 
     Returns
     -------
