@@ -1,4 +1,5 @@
-"""Self-check for the chapter "The Boltzmann-Gibbs distribution": the heat-bath update."""
+"""Self-checks for two chapters: the heat-bath update ("Sampling: heat bath and Metropolis")
+and energy moments as derivatives of log Z ("The Boltzmann-Gibbs distribution")."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,7 @@ from .._numerics import sigmoid as _sigmoid
 from ..models.energy import local_fields
 from ._common import _SEED, _fix, _models, _real, _shape, _show_input, fits_column
 
-# --- the heat-bath update of one unit (chapter "The Boltzmann-Gibbs distribution") ---------------
+# --- the heat-bath update of one unit (chapter "Sampling: heat bath and Metropolis") ---------------
 
 _HEAT_BATH_CALLS = 2000  # calls per case: the standard error of a frequency is at most 0.011
 
@@ -124,7 +125,7 @@ def check_heat_bath_update(func, *, hint=False):
 
     Notes
     -----
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------

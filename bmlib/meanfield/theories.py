@@ -312,8 +312,8 @@ def tap_mean_field(
     -----
     Each sequential step solves unit ``i``'s own equation exactly (it has one
     root), so the iteration also converges where the plain substitution
-    ``m_i <- tanh(...)`` would oscillate. Explained in the chapter "The
-    normalizing constant Z".
+    ``m_i <- tanh(...)`` would oscillate. Explained in the chapters "The
+    deterministic Boltzmann machine" and "The normalizing constant Z".
 
     Examples
     --------

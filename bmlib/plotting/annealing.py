@@ -1,4 +1,4 @@
-"""Figures of the chapter "The Boltzmann-Gibbs distribution" that follow a chain in time and in temperature.
+"""Figures of the chapter "Sampling: heat bath and Metropolis" that follow a chain in time and in temperature.
 
 How long a chain takes to forget where it was (the autocorrelation and its
 integrated time), simulated annealing (the schedule, the chains' energies and
@@ -26,7 +26,7 @@ def plot_autocorrelation(series, label="energy E", n_trace=400, max_lag=None):
 
     The autocorrelation ``rho(t)`` is pooled over the chains of each series
     as in :func:`~bmlib.autocorrelation_time`, whose ``tau`` is written in the
-    legend. Explained in the chapter "The Boltzmann-Gibbs distribution".
+    legend. Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ def plot_annealing(result, descent=None, ground_energy=None, n_traces=8):
     (thick). Bottom right: how many chains end at each energy, for the
     annealed chains (dark bars) and, if given, for energy descent from
     random states (hatched bars).
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Figures of the chapter "The Boltzmann-Gibbs distribution" that hold a sampler against the exact distribution.
+"""Figures of the chapter "Sampling: heat bath and Metropolis" that hold a sampler against the exact distribution.
 
 Sampled frequencies against exact probabilities, the update rules' flip
 probabilities, and the convergence of many chains to the distribution. The
@@ -151,7 +151,7 @@ def plot_sampled_distribution(samples, W, b=None, T=1.0, units=None):
     state. Same state order and strip of states as
     :func:`~bmlib.plot_energy_landscape`. The total-variation distance between
     the two and the number of samples are written in the corner.
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Parameters
     ----------
@@ -208,7 +208,7 @@ def plot_flip_probabilities(T=1.0, max_delta=None):
     """Probability that a unit flips, against the energy change of the flip, for both rules.
 
     Heat bath: ``1 / (1 + exp(Delta E / T))``; Metropolis: ``min(1, exp(-Delta E / T))``.
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Parameters
     ----------
@@ -274,7 +274,7 @@ def plot_convergence(W, b=None, T=1.0, units="spins", *, initial=None, n_sweeps=
     ``n_chains`` sampled chains, which levels off at the noise of a finite
     histogram. Each update rule has its colour, and its own dash (lines) and
     marker (dots); logarithmic vertical axis.
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Parameters
     ----------

@@ -7,7 +7,7 @@ for. :func:`sample` runs it at one temperature, :func:`anneal` along a schedule
 of temperatures. Both return a :class:`SampleResult`, whose ``final_state``
 continues the chains when passed back as ``initial``.
 
-Explained in the chapter "The Boltzmann-Gibbs distribution".
+Explained in the chapter "Sampling: heat bath and Metropolis".
 """
 from __future__ import annotations
 
@@ -221,7 +221,7 @@ def sample(
     ``Generator`` (``initial=result.final_state, burn_in=0``) gives exactly
     the states one longer run would have given (``n_chains`` is then taken
     from ``initial``). Explained in the chapter
-    "The Boltzmann-Gibbs distribution".
+    "Sampling: heat bath and Metropolis".
 
     Examples
     --------
@@ -306,7 +306,7 @@ def anneal(
 
     Notes
     -----
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------

@@ -28,7 +28,7 @@ warns with :class:`ConvergenceWarning` when R-hat > 1.01 or bulk-ESS < 100
 per chain (100 for one chain): then the error bar it prints cannot be
 trusted, even though it is the honest best guess.
 
-Explained in the chapter "Sampling".
+Explained in the chapter "Sampling: heat bath and Metropolis".
 """
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ An operator provides, for a state ``state`` of all chains (in its own layout):
   theirs), return how many units changed;
 * ``energy(state)``: ``E`` of every chain, shape ``(n_chains,)``.
 
-Explained in the chapter "The Boltzmann-Gibbs distribution".
+Explained in the chapter "Sampling: heat bath and Metropolis".
 """
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ class DenseCouplings(CouplingOperator):
     -----
     Supports every scan: "sequential", "random" and "colouring" (a greedy
     colouring of the non-zero pattern of ``W``). Explained in the chapter
-    "The Boltzmann-Gibbs distribution".
+    "Sampling: heat bath and Metropolis".
 
     Examples
     --------

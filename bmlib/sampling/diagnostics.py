@@ -52,7 +52,7 @@ data near the ends of the float range (1e300, 1e-300) give the same
 answers, scaled, as data near 1. **Memory** is checked before any work
 (:data:`bmlib.MEMORY_BUDGET`).
 
-Explained in the chapter "The Boltzmann-Gibbs distribution".
+Explained in the chapter "Sampling: heat bath and Metropolis".
 
 Shared inside bmlib (documented internal names, not in the flat namespace and
 not part of the 1.x promise): :func:`checked_series`, a series checked and shaped
@@ -170,7 +170,7 @@ def autocorrelation(x, max_lag=None):
     -----
     Computed by FFT in O(n log n), one chain at a time, on ``x / max|x|``
     (so any scale of ``x`` is fine). :func:`autocorrelation_time` sums it.
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------
@@ -221,7 +221,7 @@ def autocorrelation_time(x, window=5.0):
     chains are much longer than ``tau`` (50 ``tau`` or more); shorter chains
     underestimate it, and chains stuck in different modes are not seen at
     all (each looks fine around its own mean): see R-hat in :func:`estimate`.
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------
@@ -334,7 +334,7 @@ def blocking_error(x, return_levels=False):
     at least a few hundred autocorrelation times avoids this. An odd sample
     at the end of a level is dropped (Jonsson's test assumes a power of 2).
     Computed on ``x / max|x|`` and scaled back, so any scale is fine.
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------

@@ -56,8 +56,8 @@ def chi_square_test(samples, p, *, min_expected=5.0):
 
     Notes
     -----
-    The samples must be independent (see the module docstring). Explained in
-    the chapter "The Boltzmann-Gibbs distribution".
+    The samples must be independent (see the module docstring). Explained in the chapter
+    "Sampling: heat bath and Metropolis".
 
     Examples
     --------

@@ -75,7 +75,7 @@ def heat_bath(values, fields, T, units, rng=None):
     -----
     Written with ``p = (1 + tanh(x / 2)) / 2``, which equals ``1 / (1 + exp(-x))``
     but cannot overflow for any ``h / T``. Explained in the chapter
-    "The Boltzmann-Gibbs distribution".
+    "Sampling: heat bath and Metropolis".
 
     Examples
     --------
@@ -119,8 +119,8 @@ def metropolis(values, fields, T, units, rng=None):
     (e.g. diagonal stripes) flips entirely at every sweep and never leaves
     that cycle. Such states are rare at any useful temperature, and each
     update still leaves ``p`` unchanged, but the chain is then not ergodic;
-    heat bath, or a random scan, has no such cycles. Explained in the
-    chapter "The Boltzmann-Gibbs distribution".
+    heat bath, or a random scan, has no such cycles. Explained in the chapter
+    "Sampling: heat bath and Metropolis".
 
     Examples
     --------

@@ -38,7 +38,7 @@ descent    (T = 0) the sign of its field: high if h_i > 0, low if h_i < 0,
 The samplers look a rule up in :data:`RULES` when they are called, so a rule
 replaced there (or a subclass passed as ``rule=``) is the rule that runs, in
 every form: ``tests/test_rule_objects.py`` checks it for every sampler.
-Explained in the chapter "The Boltzmann-Gibbs distribution".
+Explained in the chapter "Sampling: heat bath and Metropolis".
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ Annealing schedules (``(T, n_sweeps)`` pairs) are checked by
 :func:`bmlib._checks.check_annealing_schedule`; ``T = 0`` there means energy
 descent.
 
-Explained in the chapter "The Boltzmann-Gibbs distribution".
+Explained in the chapter "Sampling: heat bath and Metropolis".
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def greedy_colouring(W, free=None):
     Notes
     -----
     Greedy colouring is not always optimal, but uses at most
-    ``1 + max degree`` colours. Explained in the chapter "The Boltzmann-Gibbs distribution".
+    ``1 + max degree`` colours. Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------

@@ -27,7 +27,7 @@ total_variation     ``1/2 sum |p - q|``, the distance between two distributions
 convergence_curves  that distance after each sweep: exact, and from sampled chains
 ==================  ==========================================================
 
-Explained in the chapter "The Boltzmann-Gibbs distribution".
+Explained in the chapter "Sampling: heat bath and Metropolis".
 """
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def transition_matrix(W, b=None, T=1.0, units="spins", *, rule="heat_bath", scan
     so leaves it unchanged, ``p @ P = p``. A sequential sweep, a product of
     such matrices, still leaves ``p`` unchanged but is in general not
     reversible itself; the random-scan sweep is. Explained in the chapter
-    "The Boltzmann-Gibbs distribution".
+    "Sampling: heat bath and Metropolis".
 
     Examples
     --------
@@ -180,7 +180,7 @@ def state_frequencies(states, units=None):
 
     Notes
     -----
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------
@@ -232,7 +232,7 @@ def total_variation(p, q):
 
     Notes
     -----
-    Explained in the chapter "The Boltzmann-Gibbs distribution".
+    Explained in the chapter "Sampling: heat bath and Metropolis".
 
     Examples
     --------
@@ -296,8 +296,8 @@ def convergence_curves(W, b=None, T=1.0, units="spins", *, initial=None, n_sweep
     -----
     Once the exact distance is small, the sampled one stops following it
     and scatters at the noise of a histogram of ``n_chains`` states,
-    typically ``sqrt(2^n / n_chains) / 3`` (a run can dip below that by chance). Explained in
-    the chapter "The Boltzmann-Gibbs distribution".
+    typically ``sqrt(2^n / n_chains) / 3`` (a run can dip below that by chance). Explained in the chapter
+    "Sampling: heat bath and Metropolis".
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""The widget of the chapter "The Boltzmann-Gibbs distribution": sampled against exact, live."""
+"""The widget of the chapter "Sampling: heat bath and Metropolis": sampled against exact, live."""
 from __future__ import annotations
 
 import ipywidgets
@@ -134,7 +134,7 @@ def sampling_widget(W, b=None, T=1.0, units="spins", *, initial=None, n_chains=1
     (narrow dark bars) against the exact Boltzmann-Gibbs probabilities (wide
     grey bars), with the total-variation distance between them. The same
     seed is used on every redraw. Explained in the chapter
-    "The Boltzmann-Gibbs distribution".
+    "Sampling: heat bath and Metropolis".
 
     Parameters
     ----------
