@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import bmlib as bm
-from bmlib.plotting.words import number
+from bmlib.plotting.words import number, share
 from conftest import described
 
 SPINS = bm.to_spins(bm.ten_pixel_images(units="bits"))
@@ -145,7 +145,7 @@ def test_hidden_mixture_gives_p_of_h_by_enumeration_and_hatches_each_hidden_stat
         assert f"h = {h:+d} with p(h) = {number(p[states[:, 3] == h].sum())}" in text
     even = [s for s in bm.all_states(3) if s.prod() == -1]  # the parity patterns
     in_data = np.isin(states[:, :3] @ [4, 2, 1], np.array(even) @ [4, 2, 1])
-    assert f"hold {number(p[in_data].sum())} of the model's probability" in text
+    assert f"hold {share(p[in_data].sum())} of the model's probability" in text
     hatches = [stack[0].get_hatch() for stack in fig.axes[0].containers]
     assert len(set(hatches)) == len(hatches)
 

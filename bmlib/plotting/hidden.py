@@ -33,7 +33,7 @@ from .style import (
     state_labels,
     tidy,
 )
-from .words import count, describe, number, ranked, span
+from .words import count, describe, number, ranked, share, span
 from .learning import _curve_style
 
 #: Dash patterns of the reference levels in plot_log_likelihood_curves (the runs carry markers, the levels none).
@@ -222,7 +222,7 @@ def _describe_mixture(fig, joint, V, H, q, units):
     if q is not None:
         seen = q > 0
         summary.append(f"The {count(int(seen.sum()), 'visible state')} in the data (their frequency q(v) marked "
-                       f"by a dash) hold {number(p_v[seen].sum())} of the model's probability.")
+                       f"by a dash) hold {share(p_v[seen].sum())} of the model's probability.")
     top = ranked(p_v)[:4]
     listed = ", ".join(f"{names[i]} (p = {number(p_v[i])}" + (f", q = {number(q[i])})" if q is not None else ")")
                        for i in top)

@@ -129,6 +129,24 @@ def number(x, digits=2):
     return "\u2212" + text[1:] if text.startswith("-") else text
 
 
+def share(x, digits=2):
+    """A fraction or probability in [0, 1], as :func:`number` writes it, but never rounded to 0 or 1.
+
+    ``0.996`` of the probability is not all of it: a reader told "1" counts a
+    certainty. Digits are added until the value no longer reads as 0 or 1.
+
+    >>> from bmlib.plotting.words import share
+    >>> share(0.43), share(0.996), share(0.99996), share(1.0), share(0.0004)
+    ('0.43', '0.996', '0.99996', '1', '0.0004')
+    """
+    x = float(x)
+    text = number(x, digits)
+    while text in ("0", "1") and x not in (0.0, 1.0) and digits < 12:
+        digits += 1
+        text = number(x, digits)
+    return text
+
+
 def span(values, digits=2):
     """``"from a to b"`` for the smallest and largest of ``values`` (finite ones only)."""
     values = np.asarray(values, dtype=float)

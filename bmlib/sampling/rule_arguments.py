@@ -118,8 +118,11 @@ def metropolis(values, fields, T, units, rng=None):
     colours, a state whose every site has as many neighbours up as down
     (e.g. diagonal stripes) flips entirely at every sweep and never leaves
     that cycle. Such states are rare at any useful temperature, and each
-    update still leaves ``p`` unchanged, but the chain is then not ergodic;
-    heat bath, or a random scan, has no such cycles. Explained in the chapter
+    update still leaves ``p`` unchanged, but the chain is then not ergodic.
+    Heat bath has no such cycles. A random scan breaks this one, but not every
+    trap: with no couplings at all, random-scan Metropolis flips one unit per
+    step and so alternates between even and odd states, a periodic chain (an
+    exercise of the chapter shows it). Explained in the chapter
     "Sampling: heat bath and Metropolis".
 
     Examples
