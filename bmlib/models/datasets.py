@@ -40,6 +40,14 @@ TEN_PIXEL_PROTOTYPES = np.array(
 TEN_PIXEL_PROTOTYPES.flags.writeable = False
 
 
+def _check_flip(flip):
+    """The pixel-flip probability of the ten-pixel images, a number in [0, 0.5]."""
+    flip = check_real(flip, "flip", nonnegative=True)
+    if flip > 0.5:
+        raise ValueError(f"flip must be a probability in [0, 0.5]; got {flip!r}")
+    return flip
+
+
 def _in_units(bits, units):
     return bits if check_units(units) == "bits" else (2 * bits - 1).astype(np.int8)
 
@@ -205,9 +213,7 @@ def ten_pixel_images(n_copies=20, flip=0.1, units="spins", rng=0):
            [-1,  1, -1,  1, -1]], dtype=int8)
     """
     n_copies = check_count(n_copies, "n_copies", minimum=1)
-    flip = check_real(flip, "flip", nonnegative=True)
-    if flip > 0.5:
-        raise ValueError(f"flip must be a probability in [0, 0.5]; got {flip!r}")
+    flip = _check_flip(flip)
     units = check_units(units)
     gen = as_generator(rng)
     check_memory(10 * TEN_PIXEL_PROTOTYPES.size * n_copies, f"{n_copies} copies of the ten-pixel images (n_copies)")
@@ -259,9 +265,7 @@ def ten_pixel_probabilities(images, flip=0.1, units=None):
     >>> round(float(bm.ten_pixel_probabilities(top_row, units="bits")), 4)
     0.1162
     """
-    flip = check_real(flip, "flip", nonnegative=True)
-    if flip > 0.5:
-        raise ValueError(f"flip must be a probability in [0, 0.5]; got {flip!r}")
+    flip = _check_flip(flip)
     arr, units = check_state_batch(images, 10, units, "images")
     bits = arr.astype(float) if units == "bits" else (arr + 1) / 2.0
     distances = np.abs(bits[..., None, :] - TEN_PIXEL_PROTOTYPES).sum(axis=-1)  # (..., 3)
