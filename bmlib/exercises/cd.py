@@ -1,4 +1,4 @@
-"""Self-check for a from-scratch CD-1 update of an RBM (chapter "Hidden units")."""
+"""Self-check for a from-scratch CD-1 update of an RBM (chapter "Restricted Boltzmann machines")."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ from .._numerics import sigmoid as _sigmoid
 from ..models.states import all_states
 from ._common import _SEED, _call, _clean, _fix, _real, _shape, fits_column
 
-# --- one CD-1 step of an RBM in bits, checked in expectation (chapter "Hidden units") -----------------
+# --- one CD-1 step of an RBM in bits, checked in expectation (chapter "Restricted Boltzmann machines") ---
 
 _CD_CALLS = 2000  # calls per case: the mean change of every parameter has a standard error near 0.002 lr
 _CD_Z = 5.0  # every parameter's mean change must lie within this many standard errors of the exact one
@@ -167,7 +167,7 @@ def check_cd1(func, *, hint=False):
 
     Notes
     -----
-    Explained in the chapter "Hidden units".
+    Explained in the chapter "Restricted Boltzmann machines".
 
     Examples
     --------

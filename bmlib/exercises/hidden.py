@@ -1,4 +1,4 @@
-"""Self-check for the chapter "Hidden units": the RBM's hidden conditional probabilities."""
+"""Self-check for the chapter "Restricted Boltzmann machines": the RBM's hidden conditional probabilities."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from .._numerics import sigmoid as _sigmoid
 from ._common import _SEED, _call, _clean, _fix, _real, fits_column
 
-# --- the hidden units' conditional probability in an RBM (chapter "Hidden units") ---------------------
+# --- the hidden units' conditional probability in an RBM (chapter "Restricted Boltzmann machines")
 
 
 def _rbm_cases():
@@ -122,7 +122,7 @@ def check_hidden_probabilities(func, *, hint=False):
 
     Notes
     -----
-    Explained in the chapter "Hidden units".
+    Explained in the chapter "Restricted Boltzmann machines".
 
     Examples
     --------

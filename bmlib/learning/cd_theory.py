@@ -13,7 +13,7 @@ gradient of the log-likelihood. That gradient's Jacobian is the Hessian of
 the log-likelihood, a symmetric matrix; the Jacobian of the CD-1 update is
 not symmetric, and a vector field whose Jacobian is not symmetric is not the
 gradient of any function (Sutskever and Tieleman 2010). Explained in the
-chapter "Hidden units".
+chapter "Restricted Boltzmann machines".
 """
 from __future__ import annotations
 

@@ -110,7 +110,7 @@ class ContrastiveDivergence:
 
     Notes
     -----
-    Explained in the chapter "Hidden units" (faster statistics). The step,
+    Explained in the chapter "Restricted Boltzmann machines". The step,
     Gibbs rounds and statistics, is :func:`bmlib.learning.chain_step.contrastive_phases`,
     shared with :class:`PersistentContrastiveDivergence`; :func:`~bmlib.train`
     runs it too, for every ``update``, and takes the gradient step from it in
@@ -179,7 +179,7 @@ class PersistentContrastiveDivergence:
 
     Notes
     -----
-    Explained in the chapter "Hidden units" (faster statistics). The step is
+    Explained in the chapter "Restricted Boltzmann machines". The step is
     that of :class:`ContrastiveDivergence`
     (:func:`bmlib.learning.chain_step.contrastive_phases`), started at
     :attr:`chains` instead of the batch.

@@ -78,7 +78,8 @@ def bars_and_stripes(n=3, units="spins"):
     -----
     A model that puts probability ``1/P`` on each of the ``P`` images and none
     elsewhere has log-likelihood ``-log P`` per pattern, the best possible:
-    ``-log 14 = -2.639`` for ``n = 3``. Explained in the chapter "Hidden units".
+    ``-log 14 = -2.639`` for ``n = 3``. Explained in the chapter "Restricted
+    Boltzmann machines".
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""The widget of the chapter "Hidden units": the hidden code of each image, and completions of hidden pixels."""
+"""The widget of the chapter "Restricted Boltzmann machines": the hidden code of each image, and completions of hidden pixels."""
 from __future__ import annotations
 
 import ipywidgets
@@ -265,7 +265,8 @@ def hidden_widget(rbm=None, data=None, n_hidden=16, epochs=1000, pattern=0, hide
     that the clamped phase of learning uses), and ``log p(v)`` of the whole
     image. Right: the completion ``p(v_i = 1 | shown)`` of every pixel; the
     hidden ones carry their probability. Exact: the hidden pixels' ``2**k``
-    values are enumerated. Explained in the chapter "Hidden units".
+    values are enumerated. Explained in the chapter "Restricted Boltzmann
+    machines".
 
     Parameters
     ----------

@@ -62,7 +62,7 @@ def rbm_log_partition(W, b_visible=None, b_hidden=None, T=1.0, units="spins"):
 
     Notes
     -----
-    Explained in the chapter "Hidden units".
+    Explained in the chapter "Restricted Boltzmann machines".
 
     Examples
     --------

@@ -81,7 +81,7 @@ class ExactLikelihood:
 
         Notes
         -----
-        Explained in the chapter "Hidden units".
+        Explained in the chapter "Restricted Boltzmann machines".
 
         Examples
         --------

@@ -73,7 +73,7 @@ class RBM(BlockGibbs, ExactLikelihood):
         Initial hidden biases; zeros if omitted.
     units : {"spins", "bits"}
         Spins by default, as everywhere in bmlib; most of the RBM literature
-        (and the chapter "Hidden units") uses bits, ``units="bits"``.
+        (and the chapter "Restricted Boltzmann machines") uses bits, ``units="bits"``.
     T : float
         Temperature, > 0.
     init_scale : float
@@ -96,7 +96,7 @@ class RBM(BlockGibbs, ExactLikelihood):
     The exact methods (:meth:`log_partition`, :meth:`log_likelihood`,
     :meth:`gradient`) enumerate the smaller layer, so they need
     ``min(n_visible, n_hidden) <= MAX_EXACT_UNITS``.
-    Explained in the chapter "Hidden units" (faster statistics).
+    Explained in the chapter "Restricted Boltzmann machines".
 
     The attributes may be changed after construction, replaced
     (``rbm.T = 0.5``, ``rbm.b_hidden = new``) or written in place
