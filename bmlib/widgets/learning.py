@@ -174,7 +174,8 @@ def learning_widget(data, n_hidden=0, epochs=100, learning_rate=0.1, momentum=0.
     chosen epoch, the data statistics against the model's exact statistics
     (left: one dot per pair ``<s_i s_j>``, one ring per unit ``<s_i>``; they
     meet on the diagonal), the log-likelihood so far (middle) and the weight
-    matrix (right). Explained in the chapter "The learning rule".
+    matrix (right). With hidden units the left panel plots against the clamped
+    averages. Explained in the chapters "The learning rule" and "Hidden units".
 
     Parameters
     ----------
