@@ -41,6 +41,9 @@ from ..exact.enumeration import exact_route, log_partition
 from .variational import log_z_bethe, log_z_mean_field, log_z_tap
 from .sampled import log_z_ais, log_z_importance, log_z_visited_states
 
+#: Errors smaller than this are rounding noise of log Z (about 1e-13 here) and print as "+0.00".
+_NOISE = 1e-9
+
 #: The methods, in the order of tables and legends: key -> label.
 METHODS = {
     "visited": "visited",
@@ -140,7 +143,11 @@ class LogZComparison:
         for t, T in enumerate(self.temperatures):
             cells = [f"{T:.3g}", f"{self.exact[t]:.3f}"]
             for key in self.methods:
-                err = round(float(self.log_z[key][k, t] - self.exact[t]), digits) + 0.0  # no "-0.00"
+                err = float(self.log_z[key][k, t] - self.exact[t])
+                # An error too small to show keeps its sign ("-0.00" for a lower bound's -0.0017), but
+                # float noise has none worth printing: its sign can differ between machines.
+                if abs(err) < _NOISE:
+                    err = 0.0
                 cells.append(f"{err:+.{digits}f}{self.flags[key][t]}")
             rows.append(cells)
         widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header))]
