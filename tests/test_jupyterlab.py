@@ -191,15 +191,19 @@ WIDGET_CELLS = f"""() => {{ const p = window.__chapter;
 CUT_BUTTONS = f"""() => {WIDGETS}.flatMap(v => [...v.querySelectorAll('button')])
   .filter(b => b.textContent.trim() && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent)"""
 # Watch widget k's picture: resolves with the ms from the key press reaching the page
-# until the new picture has loaded (kernel round trip, drawing, PNG decode).
-WATCH = f"""(k) => {{ const img = {WIDGETS}[k].querySelector('img');
-  const before = img.src; let t0 = performance.now();
+# until the new picture has loaded (kernel round trip, drawing, PNG decode). The picture is
+# looked up afresh on every check: JupyterLab may render an output's view again (a new <img>),
+# and a listener on the old element would wait for a load that never comes. One CI run timed
+# out that way after 30 s although redraws take well under a second.
+WATCH = f"""(k) => {{ const before = {WIDGETS}[k].querySelector('img').src; let t0 = performance.now();
   document.addEventListener('keydown', () => {{ t0 = performance.now(); }}, {{once: true, capture: true}});
   window.__redraw = new Promise(resolve => {{
-    img.addEventListener('load', function loaded() {{
-      if (img.src !== before && img.naturalWidth > 0) {{
-        img.removeEventListener('load', loaded);
-        resolve(performance.now() - t0); }} }}); }}); }}"""
+    const check = () => {{ const img = {WIDGETS}[k].querySelector('img');
+      if (img && img.src !== before && img.complete && img.naturalWidth > 0) {{
+        resolve(performance.now() - t0); return true; }}
+      return false; }};
+    const poll = () => {{ if (!check()) requestAnimationFrame(poll); }};
+    requestAnimationFrame(poll); }}); }}"""
 # Widget k's live description (bmlib/widgets/_base.py) and its picture's accessible name.
 WIDGET_WORDS = f"""(k) => {{ const w = {WIDGETS}[k]; const p = w.querySelector('.bm-figure-words-live p');
   const img = w.querySelector('img');
@@ -217,7 +221,8 @@ UNLABELLED_CONTROLS = f"""(k) => {{ const w = {WIDGETS}[k];
     return !label || c.tabIndex < 0; }}).map(c => c.outerHTML.slice(0, 100)); }}"""
 # Number the widget views, so that the test can point Playwright at each one.
 MARK_WIDGETS = f"() => {WIDGETS}.forEach((v, k) => v.setAttribute('data-test-widget', k))"
-SLIDER_VALUE = f"(k) => {WIDGETS}[k].querySelector('.noUi-handle').getAttribute('aria-valuenow')"
+SLIDER_RANGE = f"""(k) => {{ const h = {WIDGETS}[k].querySelector('.noUi-handle');
+  return ['aria-valuenow', 'aria-valuemin', 'aria-valuemax'].map(a => Number(h.getAttribute(a))); }}"""
 
 
 # What nbval leaves out of its comparison (nbval.plugin.IPyNbFile.skip_compare): bookkeeping, and
@@ -404,11 +409,13 @@ def test_chapter_in_jupyterlab(app, lab, notebook):
         handle.scroll_into_view_if_needed()
         latencies = []
         for key, back in (("ArrowRight", "ArrowLeft"), ("ArrowLeft", "ArrowRight"), ("ArrowRight", "ArrowLeft")):
-            before = page.evaluate(SLIDER_VALUE, k)
+            # Decide the direction before the step: at an end, step the other way. (Pressing and
+            # then pressing back could leave the slider, and so the picture, where it started.)
+            value, low, high = page.evaluate(SLIDER_RANGE, k)
+            if value == (high if key == "ArrowRight" else low):
+                key = back
             page.evaluate(WATCH, k)
             handle.press(key)
-            if page.evaluate(SLIDER_VALUE, k) == before:  # already at that end: step the other way
-                handle.press(back)
             latency = page.evaluate(
                 "() => Promise.race([window.__redraw, new Promise(r => setTimeout(() => r(null), 30000))])")
             assert latency is not None, f"widget {k + 1} did not redraw within 30 s of a slider step"
